@@ -1,0 +1,1 @@
+"""pytest fixtures for the local Kubernetes control plane (filled in by the cluster part)."""

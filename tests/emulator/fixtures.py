@@ -1,0 +1,1 @@
+"""pytest fixtures for the deck-api emulator (filled in by the emulator part)."""
