@@ -1,4 +1,16 @@
 # nubes.cloud: every developer and CI command. `make help` lists them.
+#
+# Parts add their own targets in one fragment each, mk/<part>.mk (included below). A fragment
+# can also extend these lists with `+=`:
+#   UNIT_PATHS         pytest paths run by `make unit`
+#   UNIT_IGNORE        paths under UNIT_PATHS that `make unit` skips (integration-level tests)
+#   INTEGRATION_PATHS  pytest paths run by `make integration`
+#   BENCH_PATHS        pytest paths run by `make bench`
+#   BENCH_TARGETS      extra make targets run by `make bench`
+#   MYPY_PATHS         directories type-checked by `make lint` (only those holding .py files)
+#   CLEAN_PATHS        paths removed by `make clean`
+# `make test` also runs, when a fragment defines them: check-drift (generator), and
+# cluster-build + cluster-up + integration + cluster-down (cluster; the teardown always runs).
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 VENV := .venv
@@ -8,14 +20,94 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(PY) -m pytest
+# Runs pytest; exit code 5 (nothing collected) passes only when the paths hold no test files.
+PYTEST_RUN := bash scripts/pytest-run.sh
 
-.PHONY: help venv demo test lint sanity unit integration bench docs clean
+UNIT_PATHS := tests $(wildcard generator/tests)
+UNIT_IGNORE := tests/integration
+INTEGRATION_PATHS := tests/integration
+BENCH_PATHS := bench
+BENCH_TARGETS :=
+MYPY_PATHS := generator tests/emulator plugins/module_utils
+CLEAN_PATHS := .cache build tests/output .pytest_cache .mypy_cache .ruff_cache .ansible .hypothesis
+
+.PHONY: help venv collection demo test lint sanity unit integration bench docs build package-check clean distclean
 
 help: ## list the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
-venv: $(VENV)/.requirements.sha256 ## create .venv and install the pinned toolchain
+venv: $(VENV)/.requirements.sha256 collection ## create .venv and install the pinned toolchain
 $(VENV)/.requirements.sha256: requirements.txt requirements-dev.txt scripts/bootstrap-venv.sh
 	@bash scripts/bootstrap-venv.sh
 
+collection: .collections/ansible_collections/nubes/cloud ## expose the repo to Ansible as nubes.cloud (.collections symlink)
+.collections/ansible_collections/nubes/cloud:
+	@mkdir -p .collections/ansible_collections/nubes
+	@ln -sfn ../../.. $@
+
 include $(sort $(wildcard mk/*.mk))
+
+# A target is "defined" when some mk/*.mk fragment has a rule for it (checked at parse time, so
+# the Makefile works before the fragments exist).
+defined = $(shell grep -qsE '^([^:=\#]*[[:space:]])?$(1)([[:space:]][^:=]*)?:([^=]|$$)' $(wildcard mk/*.mk) && echo yes)
+
+demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1, then stop it
+	@bash scripts/demo.sh
+
+test: venv ## everything CI runs: lint, sanity, unit, drift check, package check, integration (with the local cluster)
+	@$(MAKE) --no-print-directory lint
+	@$(MAKE) --no-print-directory sanity
+	@$(MAKE) --no-print-directory unit
+	$(if $(call defined,check-drift),@$(MAKE) --no-print-directory check-drift,@echo "test: no check-drift target yet (mk/generator.mk), skipping the drift check")
+	@$(MAKE) --no-print-directory package-check
+ifeq ($(call defined,cluster-up),yes)
+	@bash scripts/with-cluster.sh $(MAKE) --no-print-directory integration
+else
+	@$(MAKE) --no-print-directory integration
+endif
+
+# examples/demo.yml uses the generated modules; until they exist ansible-lint cannot resolve them.
+DEMO_MODULES := postgres postgres_user postgres_database s3 s3_bucket flask
+LINT_EXCLUDE := $(if $(filter-out $(wildcard $(DEMO_MODULES:%=plugins/modules/%.py)),$(DEMO_MODULES:%=plugins/modules/%.py)),examples/demo.yml examples/tasks)
+
+lint: venv ## ansible-lint (production profile), ruff check + format check, mypy
+	$(if $(LINT_EXCLUDE),@echo "lint: generated demo modules missing; ansible-lint skips $(LINT_EXCLUDE)")
+	$(BIN)/ansible-lint $(addprefix --exclude ,$(LINT_EXCLUDE))
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	@dirs=""; for d in $(MYPY_PATHS); do \
+	  if [ -n "$$(find $$d -name '*.py' -print -quit 2>/dev/null)" ]; then dirs="$$dirs $$d"; fi; done; \
+	if [ -n "$$dirs" ]; then echo "$(BIN)/mypy$$dirs"; $(BIN)/mypy $$dirs; else echo "lint: no python files for mypy yet"; fi
+
+sanity: venv ## ansible-test sanity on the collection (all tests, venv python, zero ignores)
+	@bash tests/sanity/run.sh
+
+unit: venv ## unit tests (pytest: everything under tests/ except tests/integration and UNIT_IGNORE)
+	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE))
+
+integration: venv ## integration tests (pytest: real HTTP to the emulator, real kube-apiserver, real ansible-playbook)
+	@$(PYTEST_RUN) $(INTEGRATION_PATHS)
+
+bench: venv ## benchmarks (bench/, results in bench/results/)
+	@mkdir -p bench/results
+	@$(PYTEST_RUN) $(BENCH_PATHS)
+	@for t in $(BENCH_TARGETS); do $(MAKE) --no-print-directory $$t || exit 1; done
+
+docs: venv ## generate the docs (module pages when the generator provides them) and check every module's doc renders
+	$(if $(call defined,docs-generate),@$(MAKE) --no-print-directory docs-generate,@echo "docs: no docs-generate target yet (mk/generator.mk)")
+	@bash scripts/docs-check.sh
+
+build: venv ## build the collection tarball into build/ (ansible-galaxy collection build)
+	@mkdir -p build
+	$(BIN)/ansible-galaxy collection build --force --output-path build .
+
+package-check: venv ## build the tarball, check it holds no dev/test files, install it into a temp path and list its modules
+	@bash scripts/package-check.sh
+
+clean: ## remove build and test outputs (keeps .venv)
+	rm -rf $(CLEAN_PATHS)
+	find . -path ./.venv -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean ## clean, and remove .venv and .collections
+	rm -rf $(VENV) .collections
+
