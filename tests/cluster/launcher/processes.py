@@ -1,0 +1,81 @@
+"""Start the control-plane processes detached from the launcher, check and stop them by the PIDs recorded."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Started:
+    """A process the launcher started: name, PID and the binary it runs (to never signal a reused PID)."""
+
+    name: str
+    pid: int
+    exe: str
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Started:
+        return cls(name=str(data["name"]), pid=int(str(data["pid"])), exe=str(data["exe"]))
+
+
+def start(name: str, argv: list[str], log_path: Path) -> Started:
+    """Run argv in its own session, output to log_path, so it outlives the launcher."""
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True
+        )
+    return Started(name=name, pid=proc.pid, exe=argv[0])
+
+
+def is_running(proc: Started) -> bool:
+    """True when the PID is alive, not a zombie, and still runs the binary we started."""
+    try:
+        cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
+        stat = Path(f"/proc/{proc.pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    state = stat.rsplit(")", 1)[-1].split()[0] if ")" in stat else "?"
+    return state not in ("Z", "X") and cmdline.split(b"\0", 1)[0].decode(errors="replace") == proc.exe
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status if the process is our child (when stopped by the `up` that started it)."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def stop(proc: Started, grace_seconds: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after the grace period; only if the PID still runs our binary."""
+    if not is_running(proc):
+        return
+    os.kill(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_seconds
+    while time.monotonic() < deadline:
+        _reap(proc.pid)
+        if not is_running(proc):
+            return
+        time.sleep(0.1)
+    if is_running(proc):
+        os.kill(proc.pid, signal.SIGKILL)
+        time.sleep(0.1)
+        _reap(proc.pid)
+
+
+def rss_mib(proc: Started) -> float:
+    """Resident memory of the process in MiB (0 when it is gone)."""
+    try:
+        for line in Path(f"/proc/{proc.pid}/status").read_text(encoding="utf-8").splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
