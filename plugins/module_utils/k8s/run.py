@@ -1,0 +1,179 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Drive engine steps until done or timeout, with the component states, Ready reasons and backoff of reference
+1.3 and 6.3 (C6, C7, C14). A module calls ``run_until_done`` and persists the inventory in the callback."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s import engine
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.context import EngineContext, format_time
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import EngineError
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.inventory import InventoryItem, inventory_to_list
+
+
+class Backoff:
+    """Max of: exponential 50 ms -> 1 s; 0 for 20 tries then 2 s; 0 for 50 tries then 10 s (reference 6.3)."""
+
+    def __init__(self) -> None:
+        self.tries = 0
+
+    def reset(self) -> None:
+        """Back to fast retries (the inventory changed, or a new activity started)."""
+        self.tries = 0
+
+    def next_delay(self) -> float:
+        """Seconds to wait before the next step."""
+        tries = self.tries
+        self.tries += 1
+        exponential = min(0.05 * (2**tries), 1.0)
+        slow = 2.0 if tries >= 20 else 0.0
+        slower = 10.0 if tries >= 50 else 0.0
+        return max(exponential, slow, slower)
+
+
+@dataclass
+class ComponentStatus:
+    """The part of the component status a run maintains (C5, C6, C7)."""
+
+    state: str = c.STATE_PENDING
+    ready_status: str = "Unknown"
+    reason: str = c.REASON_FIRST_SEEN
+    message: str = "First seen"
+    processing_since: Optional[str] = None
+    last_transition_time: Optional[str] = None
+    last_applied_at: Optional[str] = None
+
+    def set(self, state: str, reason: str, message: str, now: str) -> None:
+        """Change state; the Ready condition follows (True for Ready, False for Error, Unknown otherwise)."""
+        ready = "True" if state == c.STATE_READY else "False" if state == c.STATE_ERROR else "Unknown"
+        if ready != self.ready_status or self.last_transition_time is None:
+            self.last_transition_time = now
+        self.state, self.ready_status, self.reason, self.message = state, ready, reason, message
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Status fields with their JSON names."""
+        data: Dict[str, Any] = {
+            "state": self.state,
+            "conditions": [
+                {
+                    "type": "Ready",
+                    "status": self.ready_status,
+                    "reason": self.reason,
+                    "message": self.message,
+                    "lastTransitionTime": self.last_transition_time,
+                }
+            ],
+        }
+        if self.processing_since:
+            data["processingSince"] = self.processing_since
+        if self.last_applied_at:
+            data["lastAppliedAt"] = self.last_applied_at
+        return data
+
+
+@dataclass
+class RunResult:
+    """Outcome of a run."""
+
+    done: bool
+    status: ComponentStatus
+    steps: int
+    api_calls: Dict[str, int]
+    error: Optional[str] = None
+    inventory: List[Dict[str, Any]] = field(default_factory=list)
+
+
+Persist = Callable[[List[InventoryItem], ComponentStatus], None]
+
+
+def _fingerprint(inventory: List[InventoryItem]) -> str:
+    return json.dumps(inventory_to_list(inventory), sort_keys=True)
+
+
+def run_until_done(
+    operation: str,
+    inventory: List[InventoryItem],
+    ctx: EngineContext,
+    persist: Persist,
+    objects: Optional[Sequence[Any]] = None,
+    timeout: float = 600.0,
+    status: Optional[ComponentStatus] = None,
+    sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> RunResult:
+    """Loop ``apply`` (operation ``apply``) or ``delete`` steps until done, an error, or ``timeout`` seconds.
+
+    ``persist(inventory, status)`` runs after every step, before the next one starts (write-ahead). Retriable errors
+    (conflicts, throttling, unreachable API) are retried with backoff until the timeout (state Pending/Retrying or
+    DeletionPending/DeletionRetrying); other errors end the run in state Error. Past the timeout the state is
+    Error with reason Timeout (reference 1.3).
+    """
+    if operation not in ("apply", "delete"):
+        raise ValueError("operation must be 'apply' or 'delete'")
+    status = status or ComponentStatus()
+    deleting = operation == "delete"
+    backoff = Backoff()
+    start = monotonic()
+    steps = 0
+    processing_started: Optional[float] = None
+
+    def now() -> str:
+        return format_time(ctx.clock())
+
+    def finish(done: bool, error: Optional[str] = None) -> RunResult:
+        persist(inventory, status)
+        return RunResult(done, status, steps, ctx.api.calls.snapshot(), error, inventory_to_list(inventory))
+
+    while True:
+        before = _fingerprint(inventory)
+        steps += 1
+        try:
+            if deleting:
+                allowed, message = engine.is_deletion_allowed(inventory, ctx)
+                if not allowed:
+                    status.set(c.STATE_DELETING, c.REASON_DELETION_BLOCKED, message, now())
+                    done = False
+                else:
+                    done = engine.delete(inventory, ctx)
+                    if not done:
+                        status.set(c.STATE_DELETING, c.REASON_DELETION_PROCESSING, "Deletion in progress", now())
+            else:
+                done = engine.apply(inventory, objects or [], ctx)
+                if done:
+                    status.processing_since = None
+                    status.last_applied_at = now()
+                    status.set(c.STATE_READY, c.REASON_READY, "Dependent resources successfully reconciled", now())
+                else:
+                    if status.processing_since is None:
+                        status.processing_since = now()
+                        processing_started = monotonic()
+                    elif processing_started is None:
+                        processing_started = start
+                    status.set(c.STATE_PROCESSING, c.REASON_PROCESSING, "Reconcile in progress", now())
+        except EngineError as exc:
+            if not exc.retriable:
+                status.set(c.STATE_ERROR, c.REASON_ERROR, str(exc), now())
+                return finish(False, str(exc))
+            if deleting:
+                status.set(c.STATE_DELETION_PENDING, c.REASON_DELETION_RETRYING, str(exc), now())
+            else:
+                status.set(c.STATE_PENDING, c.REASON_RETRYING, str(exc), now())
+            done = False
+        if done:
+            return finish(True)
+        elapsed = monotonic() - start
+        if elapsed >= timeout:
+            # C14: past the timeout the component is in Error with reason Timeout.
+            message = f"Timeout after {int(timeout)}s: {status.message}"
+            status.set(c.STATE_ERROR, c.REASON_TIMEOUT, message, now())
+            return finish(False, message)
+        persist(inventory, status)
+        if _fingerprint(inventory) != before:
+            backoff.reset()
+        sleep(min(backoff.next_delay(), max(0.0, timeout - elapsed)))
