@@ -1,0 +1,56 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The common options of every generated cloud module (documented by the doc fragment nubes.cloud.common)
+and the cross-option rules the core passes to AnsibleModule (docs/dev/contracts.md)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, List, Mapping, Optional
+
+from ansible.module_utils.basic import env_fallback
+
+COMMON_OPTIONS: Dict[str, Dict[str, Any]] = {
+    "api_endpoint": {"type": "str", "fallback": (env_fallback, ["NUBES_API_ENDPOINT"])},
+    "api_token": {"type": "str", "no_log": True, "fallback": (env_fallback, ["NUBES_API_TOKEN"])},
+    "validate_certs": {"type": "bool", "default": True},
+    "ca_path": {"type": "path"},
+    "request_timeout": {"type": "float", "default": 60.0},
+    "wait": {"type": "bool", "default": True},
+    "wait_timeout": {"type": "int"},
+    "state_backend": {"type": "str", "default": "file", "choices": ["file"]},
+    "state_path": {"type": "path", "fallback": (env_fallback, ["NUBES_STATE_PATH"])},
+    "workspace": {"type": "str", "default": "default", "fallback": (env_fallback, ["NUBES_WORKSPACE"])},
+}
+
+KINDS = ("instance", "subresource", "info")
+
+
+def argument_spec(module_spec: Mapping[str, Any]) -> Dict[str, Any]:
+    """COMMON_OPTIONS + the module's own ARGUMENT_SPEC (the module's keys win on a clash)."""
+    spec = copy.deepcopy(COMMON_OPTIONS)
+    spec.update(copy.deepcopy(dict(module_spec)))
+    return spec
+
+
+def subresource_spec(service: Mapping[str, Any], sub: Optional[str]) -> Dict[str, Any]:
+    for item in service.get("subresources") or []:
+        if item.get("name") == sub:
+            return dict(item)
+    raise ValueError("service {} has no sub-resource {!r}".format(service.get("name"), sub))
+
+
+def module_kwargs(service: Mapping[str, Any], kind: str, sub: Optional[str] = None) -> Dict[str, Any]:
+    """required_one_of / mutually_exclusive / required_if per kind (contracts.md)."""
+    if kind not in KINDS:
+        raise ValueError("kind must be one of {}, got {!r}".format(", ".join(KINDS), kind))
+    kwargs: Dict[str, Any] = {"supports_check_mode": True}
+    if kind in ("instance", "info"):
+        kwargs["required_one_of"] = [["resource_name", "instance_uid"]]
+        return kwargs
+    key = str(subresource_spec(service, sub)["key"])
+    pair: List[str] = ["parent_instance_uid", "parent_resource_name"]
+    kwargs["required_one_of"] = [pair]
+    kwargs["mutually_exclusive"] = [pair]
+    kwargs["required_if"] = [["state", "present", [key]], ["state", "absent", [key]]]
+    return kwargs

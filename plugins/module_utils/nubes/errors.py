@@ -1,0 +1,44 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Exceptions of the core: each carries a message that says what failed and what to do."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+
+class NubesError(Exception):
+    """Base error; `msg` is shown to the user as is, `details` go into the module result."""
+
+    def __init__(self, msg: str, **details: Any) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.details: Dict[str, Any] = details
+
+
+class InputError(NubesError):
+    """The task's input is invalid; raised before any write call."""
+
+
+class ApiError(NubesError):
+    """The API answered with an error status."""
+
+    def __init__(self, msg: str, status: Optional[int] = None, **details: Any) -> None:
+        super().__init__(msg, status=status, **details)
+        self.status = status
+
+
+class OutcomeUnknownError(ApiError):
+    """A write was sent but its outcome is unknown (connection lost, gateway error)."""
+
+
+class OperationFailedError(NubesError):
+    """A cloud operation finished unsuccessfully."""
+
+
+class OperationTimeoutError(NubesError):
+    """A cloud operation did not finish within wait_timeout."""
+
+
+class IdentityError(NubesError):
+    """The task's identity contradicts the recorded one (K4a/K4b)."""

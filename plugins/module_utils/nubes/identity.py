@@ -1,0 +1,59 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Identity of service-generated ids (kcc-service-generated-ids.txt, rules K1-K4b).
+
+- K1: the id comes only from the task's `instance_uid` or the recorded identity; never from
+  `resource_name`; unset means "".
+- K2: find() with an empty id returns "not found" at once, with no HTTP call; a 404 is plain not found.
+- K3: create never sends an id (see DeckApi.create_instance).
+- K4a: no id in the task + a record: do not compare ids; check the immutable parent fields; use the record.
+- K4b: an id in the task must equal the recorded one, else
+  `cannot change resource identity (old="<recorded>", new="<task>")`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import IdentityError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, same_uid
+
+
+def task_id(value: Optional[str]) -> str:
+    """K1: the id from the task only; unset is ""."""
+    return (value or "").strip()
+
+
+def resolve_identity(
+    task_uid: Optional[str],
+    record: Optional[Mapping[str, Any]],
+    parent_fields: Mapping[str, Any],
+    uid_field: str = "instance_uid",
+) -> str:
+    """The id to use: K4b when the task names one, K4a when only the record has one, else "" (K1)."""
+    spec_id = task_id(task_uid)
+    recorded = str(record.get(uid_field) or "") if record else ""
+    if spec_id:
+        if recorded and not same_uid(spec_id, recorded):
+            # K4b
+            raise IdentityError(f'cannot change resource identity (old="{recorded}", new="{spec_id}")')
+        return spec_id
+    if record is None or not recorded:
+        return ""
+    for field, expected in parent_fields.items():  # K4a: immutable parent fields must match
+        actual = record.get(field)
+        if actual is not None and str(actual).lower() != str(expected).lower():
+            raise IdentityError(
+                f"the recorded identity {recorded} belongs to {field}={actual!r}, but the task has "
+                f"{field}={expected!r}; immutable parent fields cannot change: use another resource_name "
+                "(or workspace) for the new resource"
+            )
+    return recorded
+
+
+def find(api: DeckApi, uid: str) -> Optional[Instance]:
+    """K2: an empty id is "not found" without any HTTP call; a 404 is plain not found."""
+    if not uid:
+        return None
+    return api.get_instance(uid)

@@ -1,0 +1,215 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run one cloud operation end to end and poll it (deck-api 5.1-5.4).
+
+create op -> read its cfsParams -> push values (POST, or PUT when a value row exists) -> validate-cfs
+-> run -> poll until `dtFinish`. Quirks handled: 409/400 + Location on op create (reuse), run 422
+`Concurrent operations` (already running: poll), run 500 `key [EXECUTABLE] doesn't exist` (queued:
+poll), the delete follow-up `Услуга удалена` (success), `isSuccessful` null after finish (failure).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi, RunOutcome
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
+    NubesError,
+    OperationFailedError,
+    OperationTimeoutError,
+    OutcomeUnknownError,
+)
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import CfsParam, Instance, Operation, same_uid
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import zero_value
+
+DELETED_MARKERS = ("услуга удалена", "already deleted", "not found")
+POLL_FIRST = 0.25
+POLL_FACTOR = 1.6
+POLL_CAP = 5.0
+
+
+class OperationResult:
+    """The operation's uid, name, whether it finished, and its duration (seconds) when known."""
+
+    def __init__(self, uid: str, name: str, finished: bool, duration: Optional[float] = None) -> None:
+        self.uid = uid
+        self.name = name
+        self.finished = finished
+        self.duration = duration
+
+    def as_dict(self) -> Dict[str, object]:
+        return {"uid": self.uid, "name": self.name, "finished": self.finished, "duration": self.duration}
+
+
+class Poller:
+    """Adaptive polling: fast first (0.25 s), growing by 1.6x, capped at 5 s, bounded by a deadline."""
+
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        first: float = POLL_FIRST,
+        cap: float = POLL_CAP,
+    ) -> None:
+        self.clock = clock
+        self.sleep = sleep
+        self.first = first
+        self.cap = cap
+
+    def intervals(self, timeout: float) -> Iterator[None]:
+        """Yield before each poll; stops yielding once the deadline has passed."""
+        deadline = self.clock() + timeout
+        interval = self.first
+        yield
+        while True:
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                return
+            self.sleep(min(interval, remaining))
+            interval = min(interval * POLL_FACTOR, self.cap)
+            yield
+
+
+def value_plan(cfs_params: List[CfsParam], desired: Dict[str, str]) -> List[Tuple[CfsParam, str]]:
+    """The value for every param of the operation (P38: all of them, not only the task's).
+
+    Task value when given; else the op's current value (`paramValue`); else the API default; else the
+    zero value of its type (P35). Params already holding exactly that value in a row are skipped.
+    """
+    plan: List[Tuple[CfsParam, str]] = []
+    lowered = {code.lower(): value for code, value in desired.items()}
+    for param in cfs_params:
+        if param.param_id is None:
+            continue
+        if param.code in desired:
+            value = desired[param.code]
+        elif param.code.lower() in lowered:
+            value = lowered[param.code.lower()]
+        elif param.value is not None:
+            value = param.value
+        elif param.default is not None:
+            value = param.default
+        else:
+            value = zero_value(param.data_type)  # P35
+        if param.value_uid and param.value == value:
+            continue
+        plan.append((param, value))
+    return plan
+
+
+def deleted_marker(operation: Operation) -> bool:
+    """deck-api 5.4: an errorLog saying `Услуга удалена` (service deleted) means success for deletes."""
+    log = operation.error_log.lower()
+    return any(marker in log for marker in DELETED_MARKERS)
+
+
+class OperationExecutor:
+    """Starts, resumes and waits for operations of one instance."""
+
+    def __init__(self, api: DeckApi, poller: Optional[Poller] = None) -> None:
+        self.api = api
+        self.poller = poller or Poller()
+
+    def wait_idle(self, instance: Instance, timeout: float) -> Instance:
+        """Wait until the instance has no pending or in-progress operation (deck-api 5.1)."""
+        current: Optional[Instance] = instance
+        if not instance.busy:
+            return instance
+        for _ in self.poller.intervals(timeout):
+            current = self.api.get_instance(instance.uid)
+            if current is None or not current.busy:
+                return current or instance
+        raise OperationTimeoutError(
+            f"instance {instance.uid} still has an operation pending or in progress after {timeout:.0f} s; wait for "
+            "it to finish (or raise wait_timeout) and re-run",
+            instance_uid=instance.uid,
+        )
+
+    def start(
+        self,
+        instance_uid: str,
+        name: str,
+        svc_operation_id: Optional[int],
+        desired: Dict[str, str],
+        on_created: Optional[Callable[[str], None]] = None,
+        existing_uid: Optional[str] = None,
+    ) -> str:
+        """Create (or reuse) the operation, push its params, validate and run it; returns its uid."""
+        op_uid = existing_uid or self._create(instance_uid, name, svc_operation_id)
+        if on_created is not None:
+            on_created(op_uid)
+        operation = self.api.get_operation(op_uid, with_params=True)
+        if operation.started:
+            return op_uid  # already run (a resumed or concurrent run): only wait for it
+        for param, value in value_plan(operation.cfs_params, desired):
+            assert param.param_id is not None
+            self.api.set_param(op_uid, param.param_id, value, param.value_uid)
+        self.api.validate(op_uid)
+        self._run(op_uid)
+        return op_uid
+
+    def _create(self, instance_uid: str, name: str, svc_operation_id: Optional[int]) -> str:
+        try:
+            return self.api.create_operation(instance_uid, name, svc_operation_id)
+        except OutcomeUnknownError as exc:
+            # Never post twice: find out by reading whether the operation exists.
+            instance = self.api.get_instance(instance_uid)
+            if instance is not None and instance.last_operation_uid and (instance.last_operation or "") == name:
+                last = self.api.get_operation(instance.last_operation_uid)
+                if not last.finished:
+                    return last.uid
+            raise NubesError(
+                f"{exc.msg}; reading instance {instance_uid} shows no new {name!r} operation. Nothing was "
+                "changed by this attempt: re-run the task"
+            ) from None
+
+    def _run(self, op_uid: str) -> None:
+        try:
+            outcome = self.api.run(op_uid)
+        except OutcomeUnknownError:
+            outcome = ""
+        if outcome in (RunOutcome.STARTED, RunOutcome.ALREADY_RUNNING, RunOutcome.QUEUED):
+            return
+        operation = self.api.get_operation(op_uid)  # unknown outcome: resolve by reading
+        if not operation.started:
+            raise NubesError(
+                f"running operation {op_uid}: the API gave no answer and the operation has not started; re-run the task"
+            )
+
+    def wait(self, op_uid: str, name: str, timeout: float) -> OperationResult:
+        """Poll until dtFinish is set; raise OperationFailedError / OperationTimeoutError."""
+        operation: Optional[Operation] = None
+        for _ in self.poller.intervals(timeout):
+            operation = self.api.get_operation(op_uid)
+            if operation.finished:
+                check_success(operation, name)
+                return OperationResult(op_uid, name, True, operation.duration)
+        state = "not started"
+        if operation is not None:
+            state = "in progress" if operation.is_in_progress else "pending" if operation.is_pending else "queued"
+        raise OperationTimeoutError(
+            f"operation {name!r} ({op_uid}) did not finish within wait_timeout={timeout:.0f} s (it is {state} and "
+            "keeps running in the cloud); re-run the task to wait for it, or raise wait_timeout",
+            operation={"uid": op_uid, "name": name},
+        )
+
+
+def check_success(operation: Operation, name: str) -> None:
+    """deck-api 5.3: success only when isSuccessful is true; false or null after finish is a failure."""
+    if operation.is_successful is True:
+        return
+    if name.startswith("delete") and deleted_marker(operation):
+        return
+    stage = operation.first_failed_stage()
+    msg = f"operation {name!r} ({operation.uid}) failed"
+    if stage:
+        msg += f" at stage {stage!r}"
+    if operation.is_successful is None:
+        msg += " (finished without a result)"
+    msg += ": %s" % (operation.error_log or "the API gave no error log")
+    msg += ". Fix the cause (see the error log) and re-run the task"
+    raise OperationFailedError(msg, operation={"uid": operation.uid, "name": name, "failed_stage": stage})
+
+
+__all__ = ["OperationExecutor", "OperationResult", "Poller", "same_uid", "value_plan"]

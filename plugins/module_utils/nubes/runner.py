@@ -1,0 +1,118 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Entry point of the generated modules: `run_module(SERVICE, ARGUMENT_SPEC, kind=..., sub=...)`.
+
+A thin AnsibleModule adapter sits on top of a pure :class:`Runner` that tests drive in-process:
+`Runner(SERVICE, params, kind).run()` returns the result dict or raises NubesError.
+Input is validated (types, choices, required, references) before any write call; check mode makes no
+write call and predicts `changed`; diff mode returns before/after params with secrets masked.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import argument_spec, module_kwargs
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError, NubesError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.info import InfoTask
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.instance_task import InstanceTask
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import Poller
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.subresource_task import SubresourceTask
+
+
+class Runner:
+    """Runs one task of a generated module without Ansible in the loop."""
+
+    def __init__(
+        self,
+        service: Mapping[str, Any],
+        params: Mapping[str, Any],
+        kind: str = "instance",
+        sub: Optional[str] = None,
+        check_mode: bool = False,
+        diff_mode: bool = False,
+        transport: Any = None,
+        backend: Optional[StateBackend] = None,
+        poller: Optional[Poller] = None,
+    ) -> None:
+        self.service = service
+        self.params = params
+        self.kind = kind
+        self.sub = sub
+        self.check_mode = check_mode
+        self.diff_mode = diff_mode
+        self.transport = transport
+        self.backend = backend
+        self.poller = poller
+        self.warnings: List[str] = []
+
+    def run(self) -> Dict[str, Any]:
+        ctx = TaskContext(
+            self.service,
+            self.params,
+            check_mode=self.check_mode,
+            diff_mode=self.diff_mode,
+            transport=self.transport,
+            backend=self.backend,
+            poller=self.poller,
+        )
+        try:
+            if self.kind == "instance":
+                result = InstanceTask(ctx).run()
+            elif self.kind == "subresource":
+                if not self.sub:
+                    raise InputError("kind=subresource needs sub=<sub-resource name>")
+                result = SubresourceTask(ctx, self.sub).run()
+            elif self.kind == "info":
+                result = InfoTask(ctx).run()
+            else:
+                raise InputError(f"unknown module kind {self.kind!r}")
+        except NubesError as exc:
+            exc.msg = ctx.redactor(exc.msg)
+            raise
+        finally:
+            self.warnings = list(ctx.warnings)
+            ctx.client.close()
+        return ctx.redactor.value(result)
+
+
+def validate_params(
+    service: Mapping[str, Any],
+    module_spec: Mapping[str, Any],
+    kind: str,
+    params: Mapping[str, Any],
+    sub: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Validate `params` like AnsibleModule would (types, choices, required, env fallbacks, defaults)."""
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+    kwargs = module_kwargs(service, kind, sub)
+    kwargs.pop("supports_check_mode", None)
+    validator = ArgumentSpecValidator(argument_spec(module_spec), **kwargs)
+    result = validator.validate(dict(params))
+    if result.errors:
+        raise InputError("; ".join(str(e) for e in result.errors))
+    return dict(result.validated_parameters)
+
+
+def run_module(
+    service: Mapping[str, Any], argument_spec_: Mapping[str, Any], kind: str = "instance", sub: Optional[str] = None
+) -> None:
+    """The generated module's main(): AnsibleModule adapter around Runner."""
+    from ansible.module_utils.basic import AnsibleModule
+
+    module = AnsibleModule(argument_spec=argument_spec(argument_spec_), **module_kwargs(service, kind, sub))
+    runner = Runner(service, module.params, kind, sub, check_mode=module.check_mode, diff_mode=module._diff)
+    try:
+        result = runner.run()
+    except NubesError as exc:
+        for warning in runner.warnings:
+            module.warn(warning)
+        details = {k: v for k, v in exc.details.items() if k not in ("msg", "changed", "failed")}
+        module.fail_json(msg=exc.msg, **details)
+        return
+    for warning in runner.warnings:
+        module.warn(warning)
+    module.exit_json(**result)

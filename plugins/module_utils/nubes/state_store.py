@@ -1,0 +1,125 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The state store: the recorded identity and what was last applied (Terraform state / KCC externalRef).
+
+One record per instance, keyed (workspace, service, resource_name), and per sub-resource, keyed
+(workspace, service, parent uid, sub, key). A record holds the uid, its status (`create_requested` ->
+`creating` -> `present`), the last operation uid, the applied params WITHOUT secrets, salted digests
+of every applied value (secrets included) and the git_revision. Backends implement
+:class:`StateBackend`; the local file one is in file_backend.py (a Kubernetes one can be added later).
+P42 (beyond): a per-resource lock is held across lookup + create so no duplicates are created.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from typing import Any, ContextManager, Dict, List, Optional, Tuple
+
+INSTANCES = "instances"
+SUBRESOURCES = "subresources"
+
+STATUS_CREATE_REQUESTED = "create_requested"  # POST /instances about to be sent; uid unknown
+STATUS_CREATING = "creating"  # uid known, create not finished
+STATUS_PRESENT = "present"  # applied
+
+Key = Tuple[str, ...]
+
+
+class StateBackend:
+    """Interface of a state backend. Records are JSON-compatible dicts."""
+
+    def lock(self, key: Key) -> ContextManager[None]:
+        """Exclusive lock on one resource key, across processes; held for the whole task."""
+        raise NotImplementedError
+
+    def get(self, table: str, key: Key) -> Optional[Dict[str, Any]]:
+        raise NotImplementedError
+
+    def put(self, table: str, key: Key, record: Dict[str, Any]) -> None:
+        """Store atomically: a reader sees the old or the new record, never a mix."""
+        raise NotImplementedError
+
+    def delete(self, table: str, key: Key) -> bool:
+        raise NotImplementedError
+
+    def items(self, table: str) -> List[Tuple[Key, Dict[str, Any]]]:
+        raise NotImplementedError
+
+
+def default_state_path() -> str:
+    """`$XDG_STATE_HOME/nubes-cloud/state.json` or `~/.local/state/nubes-cloud/state.json`."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "nubes-cloud", "state.json")
+
+
+def instance_key(workspace: str, service: str, resource_name: str) -> Key:
+    return (workspace, service, resource_name)
+
+
+def subresource_key(workspace: str, service: str, parent_uid: str, sub: str, key: str) -> Key:
+    return (workspace, service, parent_uid.lower(), sub, key)
+
+
+def new_salt() -> str:
+    return secrets.token_hex(8)
+
+
+def stamp(record: Dict[str, Any]) -> Dict[str, Any]:
+    record["updated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return record
+
+
+class StateStore:
+    """Typed access to the records of one workspace."""
+
+    def __init__(self, backend: StateBackend, workspace: str) -> None:
+        self.backend = backend
+        self.workspace = workspace
+
+    def instance_lock(self, service: str, resource_name: str) -> ContextManager[None]:
+        return self.backend.lock(("instance", *instance_key(self.workspace, service, resource_name)))
+
+    def parent_lock(self, parent_uid: str) -> ContextManager[None]:
+        """Serialises sub-resource operations on one parent instance."""
+        return self.backend.lock(("parent", self.workspace, parent_uid.lower()))
+
+    def get_instance(self, service: str, resource_name: str) -> Optional[Dict[str, Any]]:
+        return self.backend.get(INSTANCES, instance_key(self.workspace, service, resource_name))
+
+    def find_instance_by_uid(self, service: str, uid: str) -> Optional[Dict[str, Any]]:
+        for key, record in self.backend.items(INSTANCES):
+            if (
+                key[0] == self.workspace
+                and key[1] == service
+                and str(record.get("instance_uid", "")).lower() == uid.lower()
+            ):
+                return record
+        return None
+
+    def put_instance(self, service: str, resource_name: str, record: Dict[str, Any]) -> None:
+        record.update({"workspace": self.workspace, "service": service, "resource_name": resource_name})
+        self.backend.put(INSTANCES, instance_key(self.workspace, service, resource_name), stamp(record))
+
+    def delete_instance(self, service: str, resource_name: str) -> bool:
+        return self.backend.delete(INSTANCES, instance_key(self.workspace, service, resource_name))
+
+    def get_sub(self, service: str, parent_uid: str, sub: str, key: str) -> Optional[Dict[str, Any]]:
+        return self.backend.get(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key))
+
+    def put_sub(self, service: str, parent_uid: str, sub: str, key: str, record: Dict[str, Any]) -> None:
+        record.update(
+            {"workspace": self.workspace, "service": service, "parent_instance_uid": parent_uid, "sub": sub, "key": key}
+        )
+        self.backend.put(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key), stamp(record))
+
+    def delete_sub(self, service: str, parent_uid: str, sub: str, key: str) -> bool:
+        return self.backend.delete(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key))
+
+    def subs_of(self, service: str, parent_uid: str) -> List[Dict[str, Any]]:
+        return [
+            record
+            for key, record in self.backend.items(SUBRESOURCES)
+            if key[0] == self.workspace and key[1] == service and key[2] == parent_uid.lower()
+        ]
