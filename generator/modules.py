@@ -1,0 +1,399 @@
+"""Per-spec module models (instance, sub-resource, info): option specs, docs, examples, returns.
+
+Rules carried by the generated options: K1/K4b (instance_uid), P19/P21/P24/P28 (adopt_existing_on_create),
+P19/P29 (suspend_on_destroy), P14/P18 (git_revision), P13/P17 (sub-resource identity), P31 (no logic).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from generator.options import example_value, option_doc, option_spec
+
+VERSION_ADDED = "1.0.0"
+AUTHOR = "nubes.cloud generator (@nubes-cloud)"
+DOC_FRAGMENTS = ["nubes.cloud.common", "ansible.builtin.action_common_attributes"]
+
+
+@dataclass
+class ModuleModel:
+    """Everything a generated module file and its resource page are made of."""
+
+    name: str
+    kind: str  # instance | subresource | info
+    sub: str | None
+    spec: dict[str, Any]
+    argument_spec: dict[str, Any]
+    documentation: dict[str, Any]
+    examples: list[dict[str, Any]]
+    returns: dict[str, Any]
+    params: list[dict[str, Any]]
+
+
+def _opt(spec: dict[str, Any], doc_lines: list[str], **extra: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    doc: dict[str, Any] = {"description": doc_lines, "type": spec["type"]}
+    for key in ("choices", "default", "elements"):
+        if key in spec:
+            doc[key] = spec[key]
+    doc.update(extra)
+    return spec, doc
+
+
+def _state_option(what: str, absent: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    return _opt(
+        {"type": "str", "choices": ["present", "absent"], "default": "present"},
+        [f"V(present) creates the {what}, or modifies it when its params differ.", f"V(absent) {absent}"],
+    )
+
+
+def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """resource_name, instance_uid, state, adopt_existing_on_create, suspend_on_destroy, git_revision."""
+    life = spec["lifecycle"]
+    if life["suspendable"]:
+        absent = "suspends the instance (O(suspend_on_destroy=true)) or only forgets it (false)."
+    elif life["deletable"]:
+        absent = "deletes the instance."
+    else:
+        absent = "only removes the instance from the state store; the API has no delete for this service."
+    options = [
+        (
+            "resource_name",
+            *_opt(
+                {"type": "str"},
+                [
+                    "Display name of the instance (the API's C(displayName)); names a new instance and finds it.",
+                    "One of O(resource_name) and O(instance_uid) is required.",
+                ],
+            ),
+        ),
+        (
+            "instance_uid",
+            *_opt(
+                {"type": "str"},
+                [
+                    "UUID of an existing instance. The identity comes only from this option or the state store,"
+                    " never from O(resource_name).",
+                    "When the state store has another UUID for this resource, the task fails:"
+                    " the identity cannot change.",
+                ],
+            ),
+        ),
+        ("state", *_state_option("instance", absent)),
+        (
+            "adopt_existing_on_create",
+            *_opt(
+                {"type": "bool", "default": life["adopt_existing_on_create"]},
+                [
+                    "When an instance named O(resource_name) already exists, adopt it instead of failing"
+                    " (a suspended one is resumed first when its create-only params match).",
+                    "When false and the name exists, the task fails and offers two choices.",
+                ],
+            ),
+        ),
+    ]
+    if life["suspendable"]:
+        options.append(
+            (
+                "suspend_on_destroy",
+                *_opt(
+                    {"type": "bool", "default": life["suspend_on_destroy"]},
+                    [
+                        "With O(state=absent): true suspends the instance; false only removes it from the state"
+                        " store, with no API call.",
+                    ],
+                ),
+            )
+        )
+    if life["redeploy"]:
+        options.append(
+            (
+                "git_revision",
+                *_opt(
+                    {"type": "str"},
+                    [
+                        "Git revision to deploy. When it differs from the recorded one, the instance is redeployed"
+                        " (after a modify when params changed too); unchanged means no redeploy.",
+                    ],
+                ),
+            )
+        )
+    return options
+
+
+def _attributes(diff: bool) -> dict[str, Any]:
+    return {
+        "check_mode": {"support": "full"},
+        "diff_mode": {"support": "full" if diff else "none"},
+        "platform": {"platforms": "all"},
+    }
+
+
+def _outputs_contains(spec: dict[str, Any]) -> dict[str, Any]:
+    contains = {}
+    for out in spec["outputs"]:
+        text = [out["man"].strip()] if out["man"].strip() else []
+        if out["secret"]:
+            text.append("Secret: not returned.")
+        contains[out["code"]] = {
+            "description": text or [f"Output C({out['code']})."],
+            "returned": "when the instance exposes it" + (" (never: secret)" if out["secret"] else ""),
+            "type": "str",
+        }
+    return contains
+
+
+def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
+    outputs: dict[str, Any] = {
+        "description": "The instance outputs (C(instance.state.out) of the API); secret outputs are omitted.",
+        "returned": "always",
+        "type": "dict",
+    }
+    if spec["outputs"]:
+        outputs["contains"] = _outputs_contains(spec)
+    return {
+        "description": "The instance after the task (in check mode: as planned).",
+        "returned": "when the instance exists or is planned",
+        "type": "dict",
+        "contains": {
+            "instance_uid": {"description": "UUID of the instance.", "returned": "always", "type": "str"},
+            "resource_name": {"description": "Display name of the instance.", "returned": "always", "type": "str"},
+            "service_id": {
+                "description": "Service id in the catalogue.",
+                "returned": "always",
+                "type": "int",
+                "sample": spec["service_id"],
+            },
+            "status": {
+                "description": "Normalised status: missing, creating, running, suspended, deleted, not_created,"
+                " pending or failed.",
+                "returned": "always",
+                "type": "str",
+                "sample": "running",
+            },
+            "status_raw": {
+                "description": "The status exactly as the API said it.",
+                "returned": "always",
+                "type": "str",
+            },
+            "operation_pending": {"description": "An operation is queued.", "returned": "always", "type": "bool"},
+            "operation_in_progress": {
+                "description": "An operation is running.",
+                "returned": "always",
+                "type": "bool",
+            },
+            "params": {
+                "description": "Current param values by option name; secrets omitted.",
+                "returned": "always",
+                "type": "dict",
+            },
+            "outputs": outputs,
+        },
+    }
+
+
+_OPERATIONS_RETURN = {
+    "description": "The API operations run, in order (in check mode: the ones that would run).",
+    "returned": "always",
+    "type": "list",
+    "elements": "str",
+    "sample": ["create"],
+}
+
+
+def _base_doc(module: str, short: str, description: list[str], options: dict[str, Any], diff: bool) -> dict[str, Any]:
+    return {
+        "module": module,
+        "short_description": short,
+        "version_added": VERSION_ADDED,
+        "description": description,
+        "author": [AUTHOR],
+        "extends_documentation_fragment": DOC_FRAGMENTS,
+        "attributes": _attributes(diff),
+        "options": options,
+        "notes": [
+            "Generated from the deck-api catalogue; see the resource and MAN pages under C(docs/) of the collection.",
+        ],
+        "seealso": [],
+    }
+
+
+def _service_words(spec: dict[str, Any]) -> str:
+    return f"{spec['service_display_name']} (service {spec['service_id']}, C({spec['service_short_name']}))"
+
+
+def _module_options(
+    lifecycle: list[tuple[str, dict[str, Any], dict[str, Any]]],
+    params: list[dict[str, Any]],
+    registry: dict[int, str],
+    what: str,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    argument_spec: dict[str, Any] = {}
+    docs: dict[str, Any] = {}
+    for name, spec, doc in lifecycle:
+        argument_spec[name], docs[name] = spec, doc
+    for param in params:
+        argument_spec[param["option"]] = option_spec(param)
+        docs[param["option"]] = option_doc(param, registry, what)
+    return argument_spec, docs
+
+
+def _required_example(params: list[dict[str, Any]], registry: dict[int, str]) -> dict[str, Any]:
+    return {p["option"]: example_value(p, registry) for p in params if p["required"]}
+
+
+def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleModel:
+    """``<name>``: the instance itself (create/modify/delete/suspend/resume + redeploy)."""
+    name = spec["name"]
+    argument_spec, docs = _module_options(instance_lifecycle_options(spec), spec["params"], registry, "instance")
+    life = spec["lifecycle"]
+    description = [
+        f"Creates, modifies and destroys instances of {_service_words(spec)}.",
+        "Idempotent: a re-run with the same options changes nothing.",
+    ]
+    if life["suspendable"]:
+        description.append("Supports suspend on destroy and resume with adopt.")
+    documentation = _base_doc(name, f"Manage {spec['service_display_name']} instances", description, docs, True)
+    documentation["seealso"] = [{"module": f"nubes.cloud.{name}_info"}] + [
+        {"module": f"nubes.cloud.{name}_{sub['name']}"} for sub in spec["subresources"]
+    ]
+    example_params = _required_example(spec["params"], registry)
+    task = {"resource_name": f"my-{name.replace('_', '-')}", **example_params}
+    if life["redeploy"]:
+        task["git_revision"] = "0123abc"
+    examples = [
+        {"name": f"Create or update a {spec['service_display_name']} instance", f"nubes.cloud.{name}": task},
+        {
+            "name": "Adopt an existing instance with the same name instead of failing",
+            f"nubes.cloud.{name}": {**task, "adopt_existing_on_create": True},
+        },
+        {
+            "name": "Destroy the instance" + (" (suspends it)" if life["suspendable"] else ""),
+            f"nubes.cloud.{name}": {"resource_name": task["resource_name"], "state": "absent"},
+        },
+    ]
+    returns = {"instance": _instance_return(spec), "operations": _OPERATIONS_RETURN}
+    return ModuleModel(name, "instance", None, spec, argument_spec, documentation, examples, returns, spec["params"])
+
+
+def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict[int, str]) -> ModuleModel:
+    """``<name>_<sub>``: P13, identity {parent instance uid, key}, adopt_existing_on_create."""
+    name = f"{spec['name']}_{sub['name']}"
+    what = f"{sub['name']}"
+    lifecycle = [
+        (
+            "parent_instance_uid",
+            *_opt(
+                {"type": "str"},
+                [
+                    f"UUID of the parent M(nubes.cloud.{spec['name']}) instance.",
+                    "Exactly one of O(parent_instance_uid) and O(parent_resource_name) is required.",
+                ],
+            ),
+        ),
+        (
+            "parent_resource_name",
+            *_opt({"type": "str"}, [f"Display name of the parent M(nubes.cloud.{spec['name']}) instance."]),
+        ),
+        ("state", *_state_option(what, f"deletes the {what}.")),
+        (
+            "adopt_existing_on_create",
+            *_opt(
+                {"type": "bool", "default": False},
+                [f"When a {what} with this O({sub['key']}) already exists in the parent, adopt it instead of failing."],
+            ),
+        ),
+    ]
+    argument_spec, docs = _module_options(lifecycle, sub["params"], registry, what)
+    description = [
+        f"Manages the {what} objects inside a {_service_words(spec)} instance.",
+        f"Identity: the parent instance UUID and O({sub['key']}) ; idempotent by identity.",
+    ]
+    documentation = _base_doc(name, f"Manage {what} objects of {spec['service_display_name']}", description, docs, True)
+    documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
+    task = {
+        "parent_resource_name": f"my-{spec['name'].replace('_', '-')}",
+        **_required_example(sub["params"], registry),
+    }
+    examples = [
+        {"name": f"Ensure the {what} exists", f"nubes.cloud.{name}": task},
+        {
+            "name": f"Remove the {what}",
+            f"nubes.cloud.{name}": {
+                "parent_resource_name": task["parent_resource_name"],
+                sub["key"]: task.get(sub["key"], "example"),
+                "state": "absent",
+            },
+        },
+    ]
+    returns = {
+        "subresource": {
+            "description": f"The {what} after the task (in check mode: as planned).",
+            "returned": "success",
+            "type": "dict",
+            "contains": {
+                "parent_instance_uid": {
+                    "description": "UUID of the parent instance.",
+                    "returned": "always",
+                    "type": "str",
+                },
+                "name": {
+                    "description": "Sub-resource kind.",
+                    "returned": "always",
+                    "type": "str",
+                    "sample": sub["name"],
+                },
+                "key": {"description": f"Value of O({sub['key']}).", "returned": "always", "type": "str"},
+                "params": {
+                    "description": "Param values by option name; secrets omitted.",
+                    "returned": "always",
+                    "type": "dict",
+                },
+            },
+        },
+        "operations": {**_OPERATIONS_RETURN, "sample": [sub["operations"]["create"]]},
+    }
+    return ModuleModel(
+        name, "subresource", sub["name"], spec, argument_spec, documentation, examples, returns, sub["params"]
+    )
+
+
+def info_module(spec: dict[str, Any]) -> ModuleModel:
+    """``<name>_info``: reads one instance (status, params, outputs); never writes."""
+    name = f"{spec['name']}_info"
+    lifecycle = [
+        ("resource_name", *_opt({"type": "str"}, ["Display name of the instance to read."])),
+        (
+            "instance_uid",
+            *_opt(
+                {"type": "str"},
+                ["UUID of the instance to read.", "One of O(resource_name) and O(instance_uid) is required."],
+            ),
+        ),
+    ]
+    argument_spec = {n: s for n, s, _ in lifecycle}
+    docs = {n: d for n, _, d in lifecycle}
+    description = [f"Reads an instance of {_service_words(spec)}: status, params and outputs. Never changes it."]
+    documentation = _base_doc(name, f"Read {spec['service_display_name']} instances", description, docs, False)
+    documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
+    examples = [
+        {
+            "name": "Read the instance",
+            f"nubes.cloud.{name}": {"resource_name": f"my-{spec['name'].replace('_', '-')}"},
+            "register": "result",
+        }
+    ]
+    returns = {
+        "exists": {"description": "Whether the instance was found.", "returned": "always", "type": "bool"},
+        "instance": _instance_return(spec),
+    }
+    returns["instance"]["returned"] = "when the instance exists"
+    return ModuleModel(name, "info", None, spec, argument_spec, documentation, examples, returns, [])
+
+
+def service_modules(spec: dict[str, Any], registry: dict[int, str]) -> list[ModuleModel]:
+    """The modules of one service: the instance module, one per sub-resource, and the info module."""
+    models = [instance_module(spec, registry)]
+    models += [subresource_module(spec, sub, registry) for sub in spec["subresources"]]
+    models.append(info_module(spec))
+    return models

@@ -1,0 +1,112 @@
+"""Spec params -> Ansible option specs and their documentation (they are built together so they match)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# validate-modules' no-log-needed heuristic: such names need an explicit ``no_log`` decision.
+_LOOKS_SECRET = re.compile(r"(?:pass(?!ive)|secret|token|key)", re.IGNORECASE)
+
+ANSIBLE_TYPES = {
+    "string": "str",
+    "integer": "int",
+    "boolean": "bool",
+    "array": "list",
+    "map-fixed": "dict",
+    "json": "raw",
+}
+
+
+def typed_value(param: dict[str, Any], text: str | None) -> Any:
+    """An API string value converted to the option's Python type (for choices and examples)."""
+    if text is None:
+        return None
+    kind = param["type"]
+    try:
+        if kind == "integer":
+            return int(text)
+        if kind == "boolean":
+            return text.strip().lower() == "true"
+        if kind in ("array", "map-fixed", "json"):
+            return json.loads(text)
+    except ValueError:
+        return text
+    return text
+
+
+def _choices(param: dict[str, Any]) -> list[Any] | None:
+    if not param["choices"] or param["type"] == "boolean":
+        return None
+    return [typed_value(param, c) for c in param["choices"]]
+
+
+def option_spec(param: dict[str, Any]) -> dict[str, Any]:
+    """The ARGUMENT_SPEC entry of a param: type, elements/options, choices, no_log; no default, not required
+    (contracts.md: the core applies API defaults and create-required checks, P35/P36/P38)."""
+    spec: dict[str, Any] = {"type": ANSIBLE_TYPES[param["type"]]}
+    if param["type"] == "array":
+        spec["elements"] = "dict" if param["sub_params"] else "str"
+    if param["sub_params"] and param["type"] in ("array", "map-fixed"):
+        spec["options"] = {sub["option"]: option_spec(sub) for sub in param["sub_params"]}
+    choices = _choices(param)
+    if choices is not None:
+        spec["choices"] = choices
+    if param["secret"]:
+        spec["no_log"] = True
+    elif _LOOKS_SECRET.search(param["option"]):
+        spec["no_log"] = False
+    return spec
+
+
+def _code(value: str) -> str:
+    """``C(value)`` markup, or a plain quoted value when it would break the markup."""
+    return f"C({value})" if ")" not in value and "\n" not in value else json.dumps(value, ensure_ascii=False)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+
+
+def option_doc(param: dict[str, Any], registry: dict[int, str], what: str = "instance") -> dict[str, Any]:
+    """The DOCUMENTATION entry of a param: the API label and man text as they are, then generated notes."""
+    lines: list[str] = []
+    if param["label"]:
+        lines.append(param["label"].strip())
+    lines.extend(_paragraphs(param["man"]))
+    lines.append(f"API parameter {_code(param['code'])} ({param['type']}).")
+    if param["required"] and param["default"] is None:
+        lines.append(f"Required when the {what} is created.")
+    if param["default"] is not None:
+        lines.append(f"When not set, the API default {_code(param['default'])} is used on create.")
+    if param["ref_service_id"] is not None:
+        target = registry.get(param["ref_service_id"])
+        module = f"M(nubes.cloud.{target})" if target else f"service {param['ref_service_id']}"
+        lines.append(f"The UUID or the display name of an instance of {module}; a name is resolved to its UUID.")
+    if param["immutable"] and param["operations"]:
+        lines.append(f"Set on create only (the API cannot modify it); compared when adopting an existing {what}.")
+    if param["secret"]:
+        lines.append("Secret: never returned or stored in the state.")
+    doc: dict[str, Any] = {"description": lines, "type": ANSIBLE_TYPES[param["type"]]}
+    if param["type"] == "array":
+        doc["elements"] = "dict" if param["sub_params"] else "str"
+    choices = _choices(param)
+    if choices is not None:
+        doc["choices"] = choices
+    if param["sub_params"] and param["type"] in ("array", "map-fixed"):
+        doc["suboptions"] = {sub["option"]: option_doc(sub, registry, what) for sub in param["sub_params"]}
+    return doc
+
+
+def example_value(param: dict[str, Any], registry: dict[int, str]) -> Any:
+    """A plausible value for EXAMPLES: the API default, else a placeholder of the right type."""
+    if param["ref_service_id"] is not None:
+        return f"my-{registry.get(param['ref_service_id'], 'service').replace('_', '-')}"
+    if param["choices"]:
+        return typed_value(param, param["default"] or param["choices"][0])
+    if param["default"] is not None:
+        return typed_value(param, param["default"])
+    if param["type"] == "map-fixed":
+        return {s["option"]: example_value(s, registry) for s in param["sub_params"] if s["required"]}
+    return {"string": "example", "integer": 1, "boolean": False, "array": [], "json": {}}[param["type"]]

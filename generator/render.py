@@ -1,0 +1,282 @@
+"""render: specs -> module files, docs and meta/runtime.yml, all in memory (P3, P4, P31, P43-P45)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from generator.errors import GeneratorError
+from generator.modules import ModuleModel, service_modules
+from generator.pyliteral import literal
+
+MARKER = "GENERATED"
+TEMPLATES = Path(__file__).parent / "templates"
+MODULES_DIR = "plugins/modules"
+DOCS_MODULES_DIR = "docs/modules"
+DOCS_MAN_DIR = "docs/man"
+INDEX_PATH = "docs/index.md"
+RUNTIME_PATH = "meta/runtime.yml"
+_TEXT_KEYS = frozenset({"service_man", "label", "man"})
+
+
+def spec_path(name: str) -> str:
+    """Repo-relative path of a service's spec."""
+    return f"specs/{name}.yml"
+
+
+class _DocDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)  # indented sequences, as in ansible-doc sources
+
+
+def doc_yaml(data: Any) -> str:
+    """YAML for DOCUMENTATION/EXAMPLES/RETURN, wrapped to stay under the line limits."""
+    text = yaml.dump(data, Dumper=_DocDumper, sort_keys=False, allow_unicode=True, width=100, indent=2)
+    if '"""' in text:
+        raise GeneratorError('generated documentation contains """ which would end the Python string')
+    return text
+
+
+def service_literal(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec for the core (SERVICE): everything except the human texts (service_man, label, man)."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in _TEXT_KEYS}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    result: dict[str, Any] = strip(spec)
+    return result
+
+
+# ---- Markdown helpers -------------------------------------------------------------------------------------------
+
+_MARKUP = re.compile(r"\b([CIMOVBU])\(([^)]*)\)")
+
+
+def md_markup(text: str) -> str:
+    """Ansible doc markup (C(), O(), V(), M(), I(), B(), U()) -> Markdown."""
+
+    def convert(match: re.Match[str]) -> str:
+        kind, inner = match.group(1), match.group(2)
+        if kind == "I":
+            return f"*{inner}*"
+        if kind == "B":
+            return f"**{inner}**"
+        if kind == "U":
+            return f"<{inner}>"
+        if kind == "M":
+            return f"[{inner}]({inner.rsplit('.', 1)[-1]}.md)"
+        return f"`{inner}`"
+
+    return _MARKUP.sub(convert, text)
+
+
+def cell(text: Any) -> str:
+    """A Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(text if text is not None else "").split()).replace("|", "\\|")
+
+
+def default_cell(value: Any) -> str:
+    """A default in a table: code-formatted, or a dash for none."""
+    if value is None:
+        return "—"
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return f"`{text}`".replace("|", "\\|")
+
+
+def param_notes(param: dict[str, Any], registry: dict[int, str]) -> str:
+    """Short notes of a param for its table row."""
+    notes = []
+    if param["choices"]:
+        notes.append("choices: " + ", ".join(f"`{c}`" for c in param["choices"]))
+    if param["ref_service_id"] is not None:
+        target = registry.get(param["ref_service_id"])
+        notes.append(
+            f"reference to [{target}]({target}.md)" if target else f"reference to service {param['ref_service_id']}"
+        )
+    if param["immutable"] and param["operations"]:
+        notes.append("create-only (key param for adopt)")
+    if param["secret"]:
+        notes.append("secret")
+    return "; ".join(notes)
+
+
+def man_block(param: dict[str, Any], level: int) -> str:
+    """The MAN block of one param (P44): heading, label, man text, then its sub-params one level deeper."""
+    head = "#" * level
+    lines = [f"{head} `{param['option']}` (API `{param['code']}`, {param['type']})"]
+    if param["label"].strip():
+        lines.append(f"**{param['label'].strip()}**")
+    lines.append("")
+    lines.append(param["man"].strip() or "No manual text.")
+    for sub in param["sub_params"]:
+        lines.append("")
+        lines.append(man_block(sub, min(level + 1, 6)).rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def demote_headings(markdown: str, levels: int = 2) -> str:
+    """Nest the API's Markdown manual under the page's headings (text unchanged, code fences untouched)."""
+    out, fenced = [], False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and re.match(r"^#{1,6} ", line):
+            line = "#" * levels + line
+        out.append(line)
+    return "\n".join(out)
+
+
+def operation_use(op: dict[str, Any], spec: dict[str, Any]) -> str:
+    """How the collection uses an API operation (the operations summary, P43)."""
+    kind, name = op["kind"], op["name"]
+    if kind == "excluded":
+        return f"excluded: {op['reason']}"
+    if kind == "action":
+        return f"`{name}` when `git_revision` changes"
+    if kind == "subresource":
+        return f"module `{spec['name']}_{op['subresource']}`"
+    return {
+        "create": "`state: present` on a new instance",
+        "modify": "`state: present` when params differ",
+        "delete": "not used: destroy suspends or forgets (P29)"
+        if spec["lifecycle"]["suspendable"]
+        else "`state: absent`",
+        "suspend": "`state: absent` with `suspend_on_destroy: true`",
+        "resume": "`state: present` with `adopt_existing_on_create: true` on a suspended instance",
+    }[name]
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """Jinja2 environment over generator/templates with the Markdown filters."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters.update(
+        md_markup=md_markup,
+        cell=cell,
+        default_cell=default_cell,
+        param_notes=param_notes,
+        man_block=man_block,
+        operation_use=operation_use,
+        demote_headings=demote_headings,
+    )
+    return env
+
+
+def _run_args(model: ModuleModel) -> str:
+    if model.kind == "subresource":
+        return f'kind="subresource", sub="{model.sub}"'
+    return f'kind="{model.kind}"'
+
+
+def render_module(model: ModuleModel) -> str:
+    """A module file: docs + SERVICE + ARGUMENT_SPEC + a 3-line main (P31)."""
+    return (
+        environment()
+        .get_template("module.py.j2")
+        .render(
+            marker=MARKER,
+            source=spec_path(model.spec["name"]),
+            documentation=doc_yaml(model.documentation),
+            examples=doc_yaml(model.examples),
+            returns=doc_yaml(model.returns),
+            service=literal(service_literal(model.spec)),
+            argument_spec=literal(model.argument_spec),
+            run_args=_run_args(model),
+        )
+    )
+
+
+def _kind_words(model: ModuleModel) -> str:
+    return {
+        "instance": "instance resource",
+        "subresource": f"sub-resource `{model.sub}` of the instance",
+        "info": "read-only (info)",
+    }[model.kind]
+
+
+def render_resource_page(model: ModuleModel, registry: dict[int, str]) -> str:
+    """P43: the resource page of one module."""
+    spec = model.spec
+    sub = next((s for s in spec["subresources"] if s["name"] == model.sub), None)
+    param_options = {p["option"] for p in model.params}
+    lifecycle_docs = [(n, d) for n, d in model.documentation["options"].items() if n not in param_options]
+    if model.kind == "subresource" and sub is not None:
+        ops = [op for op in spec["operations"] if op.get("subresource") == model.sub]
+    elif model.kind == "info":
+        ops = []
+    else:
+        ops = [op for op in spec["operations"] if op["kind"] != "subresource"]
+    return (
+        environment()
+        .get_template("resource_page.md.j2")
+        .render(
+            marker=MARKER,
+            source=spec_path(spec["name"]),
+            m=model,
+            spec=spec,
+            sub=sub,
+            registry=registry,
+            kind_words=_kind_words(model),
+            lifecycle_docs=lifecycle_docs,
+            operations=ops,
+        )
+    )
+
+
+def render_man_page(spec: dict[str, Any], models: list[ModuleModel]) -> str:
+    """P44: the MAN page of one service."""
+    return (
+        environment()
+        .get_template("man_page.md.j2")
+        .render(marker=MARKER, source=spec_path(spec["name"]), spec=spec, models=models)
+    )
+
+
+def check_module_names(specs: list[dict[str, Any]], all_models: list[list[ModuleModel]]) -> None:
+    """Fail fast when two services would generate the same module (P47)."""
+    owners: dict[str, str] = {}
+    for spec, models in zip(specs, all_models):
+        for model in models:
+            if model.name in owners:
+                raise GeneratorError(
+                    f"module name {model.name!r} is generated twice (services {owners[model.name]} and "
+                    f"{spec['name']}): rename one service in config/services_list.txt"
+                )
+            owners[model.name] = spec["name"]
+
+
+def render_all(specs: list[dict[str, Any]]) -> dict[str, str]:
+    """Every generated file (repo-relative path -> text) from the specs; deterministic (P47)."""
+    registry = {spec["service_id"]: spec["name"] for spec in specs}
+    all_models = [service_modules(spec, registry) for spec in specs]
+    check_module_names(specs, all_models)
+    files: dict[str, str] = {}
+    for spec, models in zip(specs, all_models):
+        for model in models:
+            files[f"{MODULES_DIR}/{model.name}.py"] = render_module(model)
+            files[f"{DOCS_MODULES_DIR}/{model.name}.md"] = render_resource_page(model, registry)
+        files[f"{DOCS_MAN_DIR}/{spec['name']}.md"] = render_man_page(spec, models)
+    env = environment()
+    files[INDEX_PATH] = env.get_template("index.md.j2").render(marker=MARKER, services=list(zip(specs, all_models)))
+    module_names = sorted(m.name for models in all_models for m in models)
+    files[RUNTIME_PATH] = env.get_template("runtime.yml.j2").render(marker=MARKER, modules=module_names)
+    return dict(sorted(files.items()))
