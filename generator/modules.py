@@ -199,6 +199,39 @@ _OPERATIONS_RETURN = {
     "elements": "str",
     "sample": ["create"],
 }
+_OPERATION_RETURN = {
+    "description": "The last API operation started by the task; with O(wait=false) it may still run.",
+    "returned": "when the task started an operation",
+    "type": "dict",
+    "contains": {
+        "uid": {"description": "UUID of the API operation.", "returned": "always", "type": "str"},
+        "name": {"description": "Operation name, for example V(create).", "returned": "always", "type": "str"},
+        "finished": {"description": "Whether the operation has finished.", "returned": "always", "type": "bool"},
+        "duration": {"description": "Seconds spent waiting for it.", "returned": "always", "type": "float"},
+    },
+}
+_DIAGNOSTICS_RETURN = {
+    "description": "Multi-line, human-readable account of the lifecycle decision and the identity it used.",
+    "returned": "always",
+    "type": "str",
+}
+
+
+def _top_level_instance_returns(spec: dict[str, Any], returned: str) -> dict[str, Any]:
+    """The instance's main fields repeated at the top level of the result (as the core returns them)."""
+    outputs = dict(_instance_return(spec)["contains"]["outputs"])
+    outputs["returned"] = returned
+    return {
+        "instance_uid": {"description": "UUID of the instance.", "returned": returned, "type": "str"},
+        "status": {
+            "description": "Normalised status (see RV(instance.status)).",
+            "returned": returned,
+            "type": "str",
+            "sample": "running",
+        },
+        "status_raw": {"description": "The status exactly as the API said it.", "returned": returned, "type": "str"},
+        "outputs": outputs,
+    }
 
 
 def _base_doc(module: str, short: str, description: list[str], options: dict[str, Any], diff: bool) -> dict[str, Any]:
@@ -272,7 +305,18 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
             f"nubes.cloud.{name}": {"resource_name": task["resource_name"], "state": "absent"},
         },
     ]
-    returns = {"instance": _instance_return(spec), "operations": _OPERATIONS_RETURN}
+    returns = {
+        "instance": _instance_return(spec),
+        **_top_level_instance_returns(spec, "always"),
+        "operations": _OPERATIONS_RETURN,
+        "operation": _OPERATION_RETURN,
+        "decision": {
+            "description": "The lifecycle decision taken, for example V(create), V(modify), V(adopt), V(none).",
+            "returned": "always",
+            "type": "str",
+        },
+        "diagnostics": _DIAGNOSTICS_RETURN,
+    }
     return ModuleModel(name, "instance", None, spec, argument_spec, documentation, examples, returns, spec["params"])
 
 
@@ -344,6 +388,11 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
                     "sample": sub["name"],
                 },
                 "key": {"description": f"Value of O({sub['key']}).", "returned": "always", "type": "str"},
+                "exists": {
+                    "description": f"Whether the {what} existed before the task.",
+                    "returned": "always",
+                    "type": "bool",
+                },
                 "params": {
                     "description": "Param values by option name; secrets omitted.",
                     "returned": "always",
@@ -352,6 +401,8 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
             },
         },
         "operations": {**_OPERATIONS_RETURN, "sample": [sub["operations"]["create"]]},
+        "operation": _OPERATION_RETURN,
+        "diagnostics": _DIAGNOSTICS_RETURN,
     }
     return ModuleModel(
         name, "subresource", sub["name"], spec, argument_spec, documentation, examples, returns, sub["params"]
@@ -383,11 +434,27 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
             "register": "result",
         }
     ]
+    found = "when the instance was found"
     returns = {
-        "exists": {"description": "Whether the instance was found.", "returned": "always", "type": "bool"},
-        "instance": _instance_return(spec),
+        "exists": {"description": "Whether a live instance was found.", "returned": "always", "type": "bool"},
+        "instance": {**_instance_return(spec), "returned": found},
+        **_top_level_instance_returns(spec, found),
+        "subresources": {
+            "description": "Sub-resources of the instance by kind, each a list of param maps (secrets omitted).",
+            "returned": found,
+            "type": "dict",
+        },
+        "state": {
+            "description": "The record of this instance in the state store.",
+            "returned": "when the state store has a record",
+            "type": "dict",
+        },
+        "operation": {
+            **_OPERATION_RETURN,
+            "description": "Never set: info modules start no operation (the common option O(wait) has no effect).",
+            "returned": "never",
+        },
     }
-    returns["instance"]["returned"] = "when the instance exists"
     return ModuleModel(name, "info", None, spec, argument_spec, documentation, examples, returns, [])
 
 
