@@ -1,1 +1,31 @@
-"""pytest fixtures for the deck-api emulator (filled in by the emulator part)."""
+"""pytest fixtures for the deck-api emulator (wired from the root conftest.py).
+
+`emulator` (session scope): one EmulatorServer on 127.0.0.1 with short operations (0.2 s).
+`emu` (function scope): the same server with an empty request log, no fault rules, the initial settings
+and a running (unfrozen) clock. Instances persist across tests: use unique display names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.emulator.server import EmulatorServer
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator[EmulatorServer]:
+    with EmulatorServer(seed=1, op_duration=0.2) as server:
+        yield server
+
+
+@pytest.fixture
+def emu(emulator: EmulatorServer) -> Iterator[EmulatorServer]:
+    emulator.clear_requests()
+    emulator.clear_faults()
+    emulator.reset_settings()
+    emulator.clock.unfreeze()
+    yield emulator
+    emulator.clear_faults()
+    emulator.clock.unfreeze()
