@@ -33,7 +33,9 @@ for needed in MANIFEST.json FILES.json README.md COPYING LICENSE meta/runtime.ym
 done
 [ "$fail" -eq 0 ] || exit 1
 
-"$BIN/ansible-galaxy" collection install --offline -p "$work/installed" "$tarball" >/dev/null
+# Install as a user would: into a path of its own, seen without this checkout's .collections.
+ANSIBLE_COLLECTIONS_PATH="$work/installed" \
+  "$BIN/ansible-galaxy" collection install --offline --force -p "$work/installed" "$tarball" >/dev/null
 installed="$work/installed/ansible_collections/nubes/cloud"
 [ -f "$installed/MANIFEST.json" ] || { echo "package: install did not create $installed" >&2; exit 1; }
 expected=$(find plugins/modules -maxdepth 1 -name '*.py' ! -name '__init__.py' 2>/dev/null | wc -l)
