@@ -59,6 +59,7 @@ class DeckApi:
         """All instances of a service (including deleted ones), following pagination (total or totalCount)."""
         items: List[Instance] = []
         page = 1
+        seen = 0
         while page <= MAX_PAGES:
             query = {"serviceId": service_id, "page": page, "pageSize": PAGE_SIZE}
             response = self.client.send("GET", "/instances", query)
@@ -71,10 +72,14 @@ class DeckApi:
                     instance = Instance(item)
                     if instance.service_id is None or instance.service_id == service_id:
                         items.append(instance)
-            total = body.get("total", body.get("totalCount"))
-            if not results or len(results) < PAGE_SIZE:
+            seen += len(results)
+            total = body.get("total", body.get("totalCount"))  # both keys occur (deck-api 2.1)
+            if not results:
                 break
-            if total is not None and page * PAGE_SIZE >= int(total):
+            if total is not None and str(total).isdigit():
+                if seen >= int(total):
+                    break
+            elif len(results) < PAGE_SIZE:
                 break
             page += 1
         return items

@@ -189,6 +189,12 @@ class CfsParam:
         self.value: Optional[str] = as_text(data.get("paramValue"))
         self.default: Optional[str] = _unescape(as_text(data.get("defaultValue")))
         self.value_uid: Optional[str] = data.get("instanceOperationCfsParamUid") or None
+        self.secret: bool = bool(as_bool(data.get("isSecret")))
+        descriptor = data.get("dataDescriptor")
+        subs = descriptor.get("params") if isinstance(descriptor, dict) else None
+        self.sub_codes: List[str] = [
+            str(s.get("svcOperationCfsParam") or s.get("code")) for s in subs or [] if isinstance(s, dict)
+        ]
 
 
 class Operation:

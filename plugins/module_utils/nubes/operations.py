@@ -10,6 +10,7 @@ poll), the delete follow-up `Услуга удалена` (success), `isSuccessf
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -21,7 +22,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     OutcomeUnknownError,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import CfsParam, Instance, Operation, same_uid
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import zero_value
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import dump_json, zero_value
 
 DELETED_MARKERS = ("услуга удалена", "already deleted", "not found")
 POLL_FIRST = 0.25
@@ -90,12 +91,29 @@ def value_plan(cfs_params: List[CfsParam], desired: Dict[str, str]) -> List[Tupl
             value = param.value
         elif param.default is not None:
             value = param.default
+        elif param.secret:
+            continue  # never reset a secret the task does not mention (its value is not echoed back)
         else:
             value = zero_value(param.data_type)  # P35
+        value = fit_sub_keys(value, param)
         if param.value_uid and param.value == value:
             continue
         plan.append((param, value))
     return plan
+
+
+def fit_sub_keys(value: str, param: CfsParam) -> str:
+    """P41: the spec holds the union of sub-params over operations; this operation's dataDescriptor may
+    accept fewer, so keys it does not know are dropped (tolerance on either side)."""
+    if not param.sub_codes or not value.strip().startswith("{"):
+        return value
+    try:
+        obj = json.loads(value)
+    except ValueError:
+        return value
+    if not isinstance(obj, dict) or set(obj) <= set(param.sub_codes):
+        return value
+    return dump_json({k: v for k, v in obj.items() if k in param.sub_codes})
 
 
 def deleted_marker(operation: Operation) -> bool:

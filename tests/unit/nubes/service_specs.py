@@ -1,0 +1,205 @@
+"""SERVICE dicts for the core's tests, built from the emulator's catalogue the way the generator does
+(docs/dev/contracts.md "Unified service spec"), so the tests do not depend on the generator's output."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+CATALOGUE = Path(__file__).resolve().parents[2] / "emulator" / "catalogue"
+INSTANCE_OPS = ("create", "modify", "delete", "suspend", "resume")
+EXCLUDED_OPS = ("restart", "recovery", "reconcile")
+COMMON = {
+    "api_endpoint",
+    "api_token",
+    "validate_certs",
+    "ca_path",
+    "request_timeout",
+    "wait",
+    "wait_timeout",
+    "state_backend",
+    "state_path",
+    "workspace",
+    "state",
+    "resource_name",
+    "instance_uid",
+}
+
+
+def snake(code: str) -> str:
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", code)
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    return text.lower()
+
+
+def api_string(value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def _param(raw: Dict[str, Any], op_name: str, required: bool) -> Dict[str, Any]:
+    code = raw["svcOperationCfsParam"]
+    option = snake(code)
+    if option in COMMON:
+        option += "_param"
+    subs = [_param(s, op_name, False) for s in (raw.get("dataDescriptor") or {}).get("params") or []]
+    for sub in subs:
+        sub.pop("operations", None)
+    return {
+        "code": code,
+        "option": option,
+        "type": raw.get("dataType", "string"),
+        "required": bool(raw.get("isRequired")) and required,
+        "default": api_string(raw.get("defaultValue")),
+        "choices": raw.get("choices"),
+        "secret": bool(raw.get("isSecret")),
+        "ref_service_id": raw.get("refSvcId"),
+        "sub_params": subs,
+        "operations": {op_name: raw.get("svcOperationCfsParamId")},
+        "immutable": False,
+    }
+
+
+def _merge(params: Dict[str, Dict[str, Any]], raw: Dict[str, Any], op_name: str, create_name: str) -> None:
+    code = raw["svcOperationCfsParam"]
+    new = _param(raw, op_name, op_name == create_name)
+    if code not in params:
+        params[code] = new
+        return
+    old = params[code]
+    old["operations"].update(new["operations"])
+    known = {s["code"] for s in old["sub_params"]}
+    old["sub_params"].extend(s for s in new["sub_params"] if s["code"] not in known)  # P41 union
+    if op_name == create_name:
+        old["required"] = new["required"]
+        old["default"] = new["default"] if new["default"] is not None else old["default"]
+
+
+def service_from_catalogue(service_id: int, timeouts: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
+    path = next(CATALOGUE.glob("%03d-*.json" % service_id))
+    svc = json.loads(path.read_text(encoding="utf-8"))
+    ops = {op["operation"]: op for op in svc["operations"]}
+    params: Dict[str, Dict[str, Any]] = {}
+    for name in ("create", "modify"):
+        for raw in (ops.get(name) or {}).get("cfsParams") or []:
+            _merge(params, raw, name, "create")
+    for param in params.values():
+        param["immutable"] = "modify" not in param["operations"]
+    operations: List[Dict[str, Any]] = []
+    subs: Dict[str, Dict[str, Any]] = {}
+    for op in svc["operations"]:
+        name = op["operation"]
+        item: Dict[str, Any] = {"name": name, "svc_operation_id": op["svcOperationId"]}
+        if name in INSTANCE_OPS:
+            item["kind"] = "instance"
+        elif name == "redeploy":
+            item["kind"] = "action"
+            item["params"] = [_param(p, name, False) for p in op.get("cfsParams") or []]
+            for param in item["params"]:
+                if param["code"] == "gitRevision":
+                    param["option"] = "git_revision"
+        elif name in EXCLUDED_OPS:
+            item["kind"] = "excluded"
+            item["reason"] = "UI-only operational task"
+        else:
+            verb, _, sub = name.partition("_")
+            item["kind"] = "subresource"
+            item["subresource"] = sub
+            entry = subs.setdefault(sub, {"name": sub, "operations": {}, "_params": {}})
+            entry["operations"][verb] = name
+            for raw in op.get("cfsParams") or []:
+                _merge(entry["_params"], raw, verb, "create")
+                if raw.get("uniqueScope") == "parent":
+                    entry["key_code"] = raw["svcOperationCfsParam"]
+                    entry["key"] = snake(raw["svcOperationCfsParam"])
+        operations.append(item)
+    subresources = []
+    for entry in subs.values():
+        entry["params"] = sorted(entry.pop("_params").values(), key=lambda p: p["code"])
+        subresources.append(entry)
+    suspendable = "suspend" in ops and "resume" in ops
+    return {
+        "name": svc["svcShort"],
+        "service_id": svc["svcId"],
+        "service_display_name": svc.get("svcName", ""),
+        "service_short_name": svc["svcShort"],
+        "lifecycle": {
+            "suspendable": suspendable,
+            "deletable": "delete" in ops,
+            "redeploy": "redeploy" in ops,
+            "adopt_existing_on_create": False,
+            "suspend_on_destroy": True,
+            "timeouts": timeouts
+            or {"create": 60, "modify": 60, "delete": 60, "suspend": 60, "resume": 60, "redeploy": 60},
+        },
+        "outputs": [
+            {"code": o["code"], "type": o.get("dataType", "string"), "secret": bool(o.get("isSecret"))}
+            for o in svc.get("outputs") or []
+        ],
+        "operations": sorted(operations, key=lambda o: o["name"]),
+        "params": sorted(params.values(), key=lambda p: p["code"]),
+        "subresources": subresources,
+    }
+
+
+ANSIBLE_TYPES = {
+    "string": "str",
+    "integer": "int",
+    "boolean": "bool",
+    "array": "list",
+    "map-fixed": "dict",
+    "json": "raw",
+}
+
+
+def argument_spec(service: Dict[str, Any], kind: str = "instance", sub: Optional[str] = None) -> Dict[str, Any]:
+    """The module ARGUMENT_SPEC as the generator emits it (contracts.md: no required/default on params)."""
+    spec: Dict[str, Any] = {}
+    if kind == "instance":
+        spec.update(
+            {
+                "resource_name": {"type": "str"},
+                "instance_uid": {"type": "str"},
+                "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
+                "adopt_existing_on_create": {"type": "bool", "default": False},
+            }
+        )
+        if service["lifecycle"]["suspendable"]:
+            spec["suspend_on_destroy"] = {"type": "bool", "default": True}
+        if service["lifecycle"]["redeploy"]:
+            spec["git_revision"] = {"type": "str"}
+        params = service["params"]
+    elif kind == "subresource":
+        entry = next(s for s in service["subresources"] if s["name"] == sub)
+        spec.update(
+            {
+                "parent_instance_uid": {"type": "str"},
+                "parent_resource_name": {"type": "str"},
+                "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
+                "adopt_existing_on_create": {"type": "bool", "default": False},
+            }
+        )
+        params = entry["params"]
+    else:
+        return {"resource_name": {"type": "str"}, "instance_uid": {"type": "str"}}
+    for param in params:
+        option: Dict[str, Any] = {"type": ANSIBLE_TYPES.get(param["type"], "str")}
+        if param["type"] == "array":
+            option["elements"] = "str"
+        if param["type"] == "map-fixed":
+            option["options"] = {
+                s["option"]: {"type": ANSIBLE_TYPES.get(s["type"], "str")} for s in param["sub_params"]
+            }
+        if param.get("choices"):
+            option["choices"] = list(param["choices"])
+        if param.get("secret"):
+            option["no_log"] = True
+        spec[param["option"]] = option
+    return spec
