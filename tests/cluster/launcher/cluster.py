@@ -90,7 +90,7 @@ def is_healthy(state: StateDir, data: dict[str, Any]) -> bool:
 def ensure_binaries() -> Path:
     """Binary dir; runs tests/cluster/build (idempotent, prints what it builds) when one is missing."""
     bins = bin_dir()
-    if not all(os.access(bins / name, os.X_OK) for name in BINARIES):
+    if not all(os.access(bins / name, os.X_OK) for name in BINARIES) or not (bins / components.KWOK_STAGES).is_file():
         say(f"binaries missing in {bins}: running {BUILD_SCRIPT}")
         result = subprocess.run([str(BUILD_SCRIPT)], stdout=sys.stderr)
         if result.returncode != 0:

@@ -10,6 +10,7 @@ from .layout import StateDir
 SERVICE_CIDR = "10.96.0.0/16"
 POD_CIDR = "10.244.0.0/24"  # kwok writes fake pod IPs from this range into pod status; nothing dials them
 FAKE_NODE_IP = "10.244.0.1"
+KWOK_STAGES = "kwok-stages.yaml"
 SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
 
 
@@ -103,6 +104,7 @@ def kwok(bin_dir: Path, state: StateDir) -> list[str]:
     return [
         str(bin_dir / "kwok"),
         f"--kubeconfig={state.admin_kubeconfig}",
+        f"--config={bin_dir / KWOK_STAGES}",  # written by tests/cluster/build: kwok >= 0.8 has no default stages
         "--manage-all-nodes=true",
         f"--cidr={POD_CIDR}",
         f"--node-ip={FAKE_NODE_IP}",
