@@ -82,11 +82,12 @@ lint: venv ## ansible-lint (production profile), ruff check + format check, mypy
 sanity: venv ## ansible-test sanity on the collection (all tests, venv python, zero ignores)
 	@bash tests/sanity/run.sh
 
-unit: venv ## unit tests (pytest: everything under tests/ except tests/integration and UNIT_IGNORE)
-	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE))
+unit: venv ## unit tests (pytest: tests/ except tests/integration, UNIT_IGNORE and tests marked `cluster`)
+	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "not cluster"
 
-integration: venv ## integration tests (pytest: real HTTP to the emulator, real kube-apiserver, real ansible-playbook)
+integration: venv ## integration tests (pytest: tests/integration, and tests marked `cluster` anywhere under tests/)
 	@$(PYTEST_RUN) $(INTEGRATION_PATHS)
+	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m cluster
 
 bench: venv ## benchmarks (bench/, results in bench/results/)
 	@mkdir -p bench/results
