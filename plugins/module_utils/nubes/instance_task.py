@@ -184,9 +184,9 @@ class InstanceTask:
         if decision.operations or decision.record == RECORD_WRITE:
             self.changed = True
         last_read_by_create = bool(decision.operations) and decision.operations[-1] == "create"
-        if decision.operations and self.instance is not None and not last_read_by_create:
-            if self.last_operation is None or self.last_operation.finished:
-                self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance  # final status, outputs
+        finished = self.last_operation is None or self.last_operation.finished
+        if decision.operations and self.instance is not None and not last_read_by_create and finished:
+            self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance  # final status, outputs
         return decision
 
     def _key_mismatches(self, desired: Dict[str, str], instance: Optional[Instance]) -> List[str]:

@@ -48,7 +48,7 @@ class FakeDeck:
             "isDeleted": status == "deleted",
             "operationIsPending": False,
             "operationIsInProgress": False,
-            "instanceConfigDtCreated": "2026-01-01T00:00:%02d" % len(self.instances),
+            "instanceConfigDtCreated": f"2026-01-01T00:00:{len(self.instances):02d}",
             "state": {"params": {}, "out": {}, "subresources": {}},
             "availableOperations": [],
         }

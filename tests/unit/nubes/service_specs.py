@@ -83,7 +83,7 @@ def _merge(params: Dict[str, Dict[str, Any]], raw: Dict[str, Any], op_name: str,
 
 
 def service_from_catalogue(service_id: int, timeouts: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
-    path = next(CATALOGUE.glob("%03d-*.json" % service_id))
+    path = next(CATALOGUE.glob(f"{service_id:03d}-*.json"))
     svc = json.loads(path.read_text(encoding="utf-8"))
     ops = {op["operation"]: op for op in svc["operations"]}
     params: Dict[str, Dict[str, Any]] = {}

@@ -23,7 +23,7 @@ TOKEN = "eyJhbGciOiJIUzI1NiJ9.secret-token-value"
 
 def make_client(
     handler: Callable[[httpx.Request], httpx.Response], endpoint: str = "https://gw.test/api/v1/svc"
-) -> "tuple[ApiClient, List[float]]":
+) -> tuple[ApiClient, List[float]]:
     sleeps: List[float] = []
     client = ApiClient(
         ClientConfig(endpoint, TOKEN),
@@ -40,7 +40,7 @@ def scripted(statuses: List[int], seen: List[httpx.Request], headers: Optional[d
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         status = answers.pop(0) if answers else 200
-        return httpx.Response(status, json={"ERROR": "err %d" % status} if status >= 400 else {}, headers=headers)
+        return httpx.Response(status, json={"ERROR": f"err {status}"} if status >= 400 else {}, headers=headers)
 
     return handler
 
@@ -92,7 +92,7 @@ def test_get_retries_transient_statuses_with_backoff(status: int) -> None:
 def test_get_gives_up_after_three_retries() -> None:
     """P32: 3 retries, then the error answer comes back to the caller."""
     seen: List[httpx.Request] = []
-    client, sleeps = make_client(scripted([503] * 10, seen))
+    client, _sleeps = make_client(scripted([503] * 10, seen))
     assert client.send("GET", "/instances/x").status == 503
     assert len(seen) == 4
 

@@ -113,7 +113,7 @@ def test_operation_reader() -> None:
 def test_list_accepts_total_and_totalcount_and_pages(count_key: str) -> None:
     """Both `total` and `totalCount`; pagination via page/pageSize until all are read."""
     pages: List[str] = []
-    items = [{"instanceUid": "%08d-0000-0000-0000-000000000000" % i, "displayName": "n%d" % i} for i in range(130)]
+    items = [{"instanceUid": f"{i:08d}-0000-0000-0000-000000000000", "displayName": f"n{i}"} for i in range(130)]
 
     def handler(request: httpx.Request) -> httpx.Response:
         page = int(request.url.params["page"])

@@ -81,7 +81,7 @@ def test_api_default_wins_over_zero_value() -> None:
 def test_required_without_default_fails_before_any_write() -> None:
     """Bad input fails with a clear message (the runner calls this before any write)."""
     conv = ParamConverter([p("realm", required=True, option="resource_realm")])
-    with pytest.raises(InputError, match="missing required parameter.*resource_realm"):
+    with pytest.raises(InputError, match=r"missing required parameter.*resource_realm"):
         conv.for_create({})
 
 

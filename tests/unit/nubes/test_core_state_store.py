@@ -1,0 +1,105 @@
+"""State store: records, file backend (locking, atomic replace, mode 0600, no secrets), default path (P42)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import stat
+from typing import Any, List
+
+import pytest
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore, default_state_path
+
+
+def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """The default location is found from any directory: XDG_STATE_HOME or ~/.local/state."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert default_state_path() == os.path.join(str(tmp_path), "nubes-cloud", "state.json")
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_state_path() == os.path.join(str(tmp_path), ".local", "state", "nubes-cloud", "state.json")
+
+
+def test_records_roundtrip_and_keys(tmp_path: Any) -> None:
+    """One record per (workspace, service, resource_name) and per (workspace, service, parent, sub, key)."""
+    path = str(tmp_path / "s" / "state.json")
+    store = StateStore(FileBackend(path), "ws1")
+    other = StateStore(FileBackend(path), "ws2")
+    store.put_instance("postgres", "db", {"instance_uid": "U1", "status": "present"})
+    other.put_instance("postgres", "db", {"instance_uid": "U2", "status": "present"})
+    store.put_sub("postgres", "U1", "user", "app", {"params": {"role": "r"}})
+    assert store.get_instance("postgres", "db")["instance_uid"] == "U1"
+    assert other.get_instance("postgres", "db")["instance_uid"] == "U2"
+    assert store.get_sub("postgres", "u1", "user", "app")["params"] == {"role": "r"}
+    assert store.find_instance_by_uid("postgres", "u1")["resource_name"] == "db"
+    assert [r["key"] for r in store.subs_of("postgres", "U1")] == ["app"]
+    assert store.delete_instance("postgres", "db") and store.get_instance("postgres", "db") is None
+    assert other.get_instance("postgres", "db") is not None
+
+
+def test_file_mode_0600_and_atomic_replace(tmp_path: Any) -> None:
+    """The state file is mode 0600, written through a temp file + rename (no partial file is left)."""
+    path = tmp_path / "s" / "state.json"
+    store = StateStore(FileBackend(str(path)), "default")
+    store.put_instance("s3", "b", {"instance_uid": "U"})
+    first_inode = path.stat().st_ino
+    store.put_instance("s3", "c", {"instance_uid": "V"})
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.stat().st_ino != first_inode  # replaced, not rewritten in place
+    assert not [p for p in os.listdir(path.parent) if p.endswith(".tmp")]
+    assert json.loads(path.read_text())["version"] == 1
+
+
+def test_corrupt_file_gives_a_clear_error(tmp_path: Any) -> None:
+    path = tmp_path / "state.json"
+    path.write_text("{half")
+    with pytest.raises(Exception, match="not valid JSON"):
+        FileBackend(str(path)).get("instances", ("a",))
+
+
+def _writer(path: str, worker: int, count: int) -> None:
+    store = StateStore(FileBackend(path), "default")
+    for i in range(count):
+        store.put_instance("svc", "w%d-%d" % (worker, i), {"instance_uid": "U%d-%d" % (worker, i)})
+
+
+def test_parallel_writers_never_corrupt_or_lose_records(tmp_path: Any) -> None:
+    """P42 (beyond): parallel processes on one controller never corrupt the file or lose records."""
+    path = str(tmp_path / "state.json")
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_writer, args=(path, w, 15)) for w in range(4)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(30)
+    assert all(proc.exitcode == 0 for proc in procs)
+    records = json.loads(open(path).read())["instances"]
+    assert len(records) == 60
+
+
+def _create_once(path: str, results: Any) -> None:
+    """lookup + create under the per-resource lock, as the runner does."""
+    store = StateStore(FileBackend(path), "default")
+    with store.instance_lock("svc", "same-name"):
+        if store.get_instance("svc", "same-name") is None:
+            store.put_instance("svc", "same-name", {"instance_uid": "U-%d" % os.getpid()})
+            results.put("created")
+        else:
+            results.put("found")
+
+
+def test_per_resource_lock_prevents_duplicate_creates(tmp_path: Any) -> None:
+    """P42 (beyond): the lock held across lookup + create lets exactly one of N racing processes create."""
+    path = str(tmp_path / "state.json")
+    ctx = multiprocessing.get_context("fork")
+    results = ctx.Queue()
+    procs = [ctx.Process(target=_create_once, args=(path, results)) for _ in range(6)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(30)
+    outcomes: List[str] = sorted(results.get(timeout=5) for _ in procs)
+    assert outcomes == ["created"] + ["found"] * 5
