@@ -24,7 +24,12 @@ JSON_TYPE = "application/json;charset=UTF-8"
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    wbufsize = 1 << 16  # headers and body leave in one write (flushed after each request by the stdlib)
     server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:
         return
