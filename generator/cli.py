@@ -56,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="collection root holding config/, specs/, plugins/ (default: this checkout)",
     )
     parser.add_argument("--offline", action="store_true", help="check: ignore the endpoint, compare specs -> files")
+    parser.add_argument(
+        "--emulator",
+        action="store_true",
+        help="start the deck-api emulator of the test suite in-process (tests.emulator; a development checkout "
+        "only) and use its endpoint and token",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors and drift")
     return parser
 
@@ -65,14 +71,27 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     token = args.token if args.token is not None else os.environ.get("NUBES_API_TOKEN", "")
     workspace = Workspace(args.root.resolve())
+    if args.emulator:
+        try:
+            from tests.emulator import EmulatorServer
+        except ImportError as exc:
+            print(
+                f"generator: error: --emulator needs the test suite's emulator (tests.emulator): {exc}", file=sys.stderr
+            )
+            return 2
+        with EmulatorServer(seed=1) as emu:
+            return _run(args, workspace, emu.endpoint, emu.token)
+    return _run(args, workspace, "" if args.offline else args.endpoint, token)
+
+
+def _run(args: argparse.Namespace, workspace: Workspace, endpoint: str, token: str) -> int:
     try:
         lines: list[str] = []
         if args.command in ("fetch", "all"):
-            lines += pipeline.fetch(workspace, args.endpoint, token)
+            lines += pipeline.fetch(workspace, endpoint, token)
         if args.command in ("render", "all"):
             lines += pipeline.render(workspace)
         if args.command == "check":
-            endpoint = "" if args.offline else args.endpoint
             report = pipeline.check(workspace, endpoint, token)
             print(report.summary(), file=sys.stdout if report.clean else sys.stderr)
             return 0 if report.clean else 1

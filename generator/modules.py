@@ -351,7 +351,7 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
     argument_spec, docs = _module_options(lifecycle, sub["params"], registry, what)
     description = [
         f"Manages the {what} objects inside a {_service_words(spec)} instance.",
-        f"Identity: the parent instance UUID and O({sub['key']}) ; idempotent by identity.",
+        f"Identity: the parent instance UUID and O({sub['key']}); idempotent by identity.",
     ]
     documentation = _base_doc(name, f"Manage {what} objects of {spec['service_display_name']}", description, docs, True)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]

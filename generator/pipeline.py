@@ -10,7 +10,7 @@ from generator.api_client import CatalogueClient
 from generator.drift import DriftReport, compare
 from generator.errors import GeneratorError
 from generator.fetch import fetch_specs
-from generator.render import DOCS_MAN_DIR, DOCS_MODULES_DIR, MODULES_DIR, render_all, spec_path
+from generator.render import DOCS_MAN_DIR, DOCS_MODULES_DIR, MODULES_DIR, README_PATH, render_all, spec_path
 from generator.spec_io import dump_spec, load_spec
 from generator.workspace import Workspace
 
@@ -55,7 +55,7 @@ def fetch(workspace: Workspace, endpoint: str, token: str, transport: httpx.Base
 
 def render(workspace: Workspace) -> list[str]:
     """Write every generated file from the specs on disk; returns a line per written/removed file."""
-    files = render_all(load_specs(workspace))
+    files = render_all(load_specs(workspace), workspace.read(README_PATH))
     written, removed = workspace.write_all(files, RENDER_SCOPE)
     return [f"wrote {p}" for p in written] + [f"removed stale {p}" for p in removed]
 
@@ -75,7 +75,7 @@ def check(
         # Specs must also be the canonical text of their data (catches hand edits that still validate).
         spec_files = {spec_path(s["name"]): dump_spec(s) for s in specs}
         report = compare(workspace, spec_files, SPEC_SCOPE)
-    rendered = compare(workspace, render_all(specs), RENDER_SCOPE)
+    rendered = compare(workspace, render_all(specs, workspace.read(README_PATH)), RENDER_SCOPE)
     report.changed += rendered.changed
     report.missing += rendered.missing
     report.stale += rendered.stale

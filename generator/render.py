@@ -19,8 +19,11 @@ TEMPLATES = Path(__file__).parent / "templates"
 MODULES_DIR = "plugins/modules"
 DOCS_MODULES_DIR = "docs/modules"
 DOCS_MAN_DIR = "docs/man"
-INDEX_PATH = "docs/index.md"
+INDEX_PATH = "docs/modules/index.md"
 RUNTIME_PATH = "meta/runtime.yml"
+README_PATH = "README.md"
+README_BEGIN = "<!-- BEGIN GENERATED MODULE LIST -->"
+README_END = "<!-- END GENERATED MODULE LIST -->"
 _TEXT_KEYS = frozenset({"service_man", "label", "man"})
 
 
@@ -37,11 +40,18 @@ class _DocDumper(yaml.SafeDumper):
         super().increase_indent(flow, False)  # indented sequences, as in ansible-doc sources
 
 
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_DocDumper.add_representer(str, _represent_str)
+
+
 def doc_yaml(data: Any) -> str:
-    """YAML for DOCUMENTATION/EXAMPLES/RETURN, wrapped to stay under the line limits."""
-    text = yaml.dump(data, Dumper=_DocDumper, sort_keys=False, allow_unicode=True, width=100, indent=2)
-    if '"""' in text:
-        raise GeneratorError('generated documentation contains """ which would end the Python string')
+    """YAML for the sidecar docs, wrapped to stay under the line limits."""
+    text: str = yaml.dump(data, Dumper=_DocDumper, sort_keys=False, allow_unicode=True, width=100, indent=2)
     return text
 
 
@@ -188,20 +198,35 @@ def _run_args(model: ModuleModel) -> str:
 
 
 def render_module(model: ModuleModel) -> str:
-    """A module file: docs + SERVICE + ARGUMENT_SPEC + a 3-line main (P31)."""
+    """A module file: the SERVICE literal, ARGUMENT_SPEC and a 3-line main calling the core (P31).
+
+    Its docs live in the sidecar ``<name>.yml`` (render_module_docs): the API's Russian texts stay readable
+    there, and Python linters never see them."""
     return (
         environment()
         .get_template("module.py.j2")
         .render(
             marker=MARKER,
             source=spec_path(model.spec["name"]),
-            documentation=doc_yaml(model.documentation),
-            examples=doc_yaml(model.examples),
-            returns=doc_yaml(model.returns),
+            name=model.name,
             service=literal(service_literal(model.spec)),
             argument_spec=literal(model.argument_spec),
             run_args=_run_args(model),
         )
+    )
+
+
+def render_module_docs(model: ModuleModel) -> str:
+    """The module's sidecar docs file: DOCUMENTATION, EXAMPLES (text) and RETURN (validate-modules, ansible-doc)."""
+    docs = {
+        "DOCUMENTATION": model.documentation,
+        "EXAMPLES": doc_yaml(model.examples),
+        "RETURN": model.returns,
+    }
+    return (
+        environment()
+        .get_template("module_docs.yml.j2")
+        .render(marker=MARKER, source=spec_path(model.spec["name"]), name=model.name, docs=doc_yaml(docs).rstrip("\n"))
     )
 
 
@@ -264,8 +289,19 @@ def check_module_names(specs: list[dict[str, Any]], all_models: list[list[Module
             owners[model.name] = spec["name"]
 
 
-def render_all(specs: list[dict[str, Any]]) -> dict[str, str]:
-    """Every generated file (repo-relative path -> text) from the specs; deterministic (P47)."""
+def render_readme(readme: str, services: list[tuple[dict[str, Any], list[ModuleModel]]]) -> str:
+    """README.md with only the text between the module-list markers replaced (contracts.md, foundation)."""
+    begin, end = readme.find(README_BEGIN), readme.find(README_END)
+    if begin < 0 or end < begin:
+        return readme
+    body = environment().get_template("readme_modules.md.j2").render(services=services)
+    return readme[: begin + len(README_BEGIN)] + "\n" + body + readme[end:]
+
+
+def render_all(specs: list[dict[str, Any]], readme: str | None = None) -> dict[str, str]:
+    """Every generated file (repo-relative path -> text) from the specs; deterministic (P47).
+
+    ``readme`` is the current README.md: when given and it has the markers, its module list is rendered too."""
     registry = {spec["service_id"]: spec["name"] for spec in specs}
     all_models = [service_modules(spec, registry) for spec in specs]
     check_module_names(specs, all_models)
@@ -273,10 +309,13 @@ def render_all(specs: list[dict[str, Any]]) -> dict[str, str]:
     for spec, models in zip(specs, all_models):
         for model in models:
             files[f"{MODULES_DIR}/{model.name}.py"] = render_module(model)
+            files[f"{MODULES_DIR}/{model.name}.yml"] = render_module_docs(model)
             files[f"{DOCS_MODULES_DIR}/{model.name}.md"] = render_resource_page(model, registry)
         files[f"{DOCS_MAN_DIR}/{spec['name']}.md"] = render_man_page(spec, models)
     env = environment()
     files[INDEX_PATH] = env.get_template("index.md.j2").render(marker=MARKER, services=list(zip(specs, all_models)))
     module_names = sorted(m.name for models in all_models for m in models)
     files[RUNTIME_PATH] = env.get_template("runtime.yml.j2").render(marker=MARKER, modules=module_names)
+    if readme is not None and README_BEGIN in readme:
+        files[README_PATH] = render_readme(readme, list(zip(specs, all_models)))
     return dict(sorted(files.items()))

@@ -14,6 +14,7 @@ GENERATED_MARK = f"{MARKER} by `python -m generator"
 OWNED_GLOBS: tuple[str, ...] = (
     "specs/*.yml",
     f"{MODULES_DIR}/*.py",
+    f"{MODULES_DIR}/*.yml",
     f"{DOCS_MODULES_DIR}/*.md",
     f"{DOCS_MAN_DIR}/*.md",
 )

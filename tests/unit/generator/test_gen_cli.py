@@ -37,11 +37,11 @@ def test_check_exit_codes(
     monkeypatch.delenv("NUBES_API_ENDPOINT", raising=False)
     assert cli.main(["check", "--root", str(generated.root)]) == 0
     assert "no drift" in capsys.readouterr().out
-    path = generated.root / "docs/index.md"
+    path = generated.root / "docs/modules/index.md"
     path.write_text(path.read_text(encoding="utf-8") + "edit\n", encoding="utf-8")
     assert cli.main(["check", "--root", str(generated.root)]) == 1
     err = capsys.readouterr().err
-    assert "DRIFT" in err and "+++ docs/index.md (generated)" in err
+    assert "DRIFT" in err and "+++ docs/modules/index.md (generated)" in err
 
 
 def test_errors_exit_2_with_message(
