@@ -54,17 +54,20 @@ defined = $(shell grep -qsE '^([^:=\#]*[[:space:]])?$(1)([[:space:]][^:=]*)?:([^
 demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1, then stop it
 	@bash scripts/demo.sh
 
+TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) package-check
+INTEGRATION_STEP := $(if $(call defined,cluster-up),MAKE="$(MAKE)" bash scripts/with-cluster.sh )$(MAKE) --no-print-directory integration
+
 test: venv ## everything CI runs: lint, sanity, unit, drift check, package check, integration (with the local cluster)
-	@$(MAKE) --no-print-directory lint
-	@$(MAKE) --no-print-directory sanity
-	@$(MAKE) --no-print-directory unit
-	$(if $(call defined,check-drift),@$(MAKE) --no-print-directory check-drift,@echo "test: no check-drift target yet (mk/generator.mk), skipping the drift check")
-	@$(MAKE) --no-print-directory package-check
-ifeq ($(call defined,cluster-up),yes)
-	@bash scripts/with-cluster.sh $(MAKE) --no-print-directory integration
-else
-	@$(MAKE) --no-print-directory integration
-endif
+	$(if $(call defined,check-drift),,@echo "test: no check-drift target yet (mk/generator.mk), skipping the drift check")
+	@failed=""; \
+	for step in $(TEST_STEPS); do \
+	  echo "test: === $$step ==="; \
+	  $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
+	done; \
+	echo "test: === integration ==="; \
+	$(INTEGRATION_STEP) || failed="$$failed integration"; \
+	if [ -n "$$failed" ]; then echo "test: FAILED:$$failed"; exit 1; fi; \
+	echo "test: all steps passed ($(TEST_STEPS) integration)"
 
 # examples/demo.yml uses the generated modules; until they exist ansible-lint cannot resolve them.
 DEMO_MODULES := postgres postgres_user postgres_database s3 s3_bucket flask
