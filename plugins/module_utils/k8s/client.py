@@ -360,12 +360,16 @@ class KubeApi:
         return dict(self.connection.request("PATCH", path, query=query, body=body, content_type=APPLY_PATCH))
 
     def json_patch(
-        self, res: ResourceInfo, namespace: str, name: str, ops: Sequence[Mapping[str, Any]]
+        self,
+        res: ResourceInfo,
+        namespace: str,
+        name: str,
+        ops: Sequence[Mapping[str, Any]],
+        field_manager: Optional[str] = None,
     ) -> Dict[str, Any]:
         """JSON patch (RFC 6902)."""
-        return dict(
-            self.connection.request("PATCH", res.path(namespace, name), body=list(ops), content_type=JSON_PATCH)
-        )
+        path, query = res.path(namespace, name), {"fieldManager": field_manager}
+        return dict(self.connection.request("PATCH", path, query=query, body=list(ops), content_type=JSON_PATCH))
 
     def delete(self, res: ResourceInfo, namespace: str, name: str, resource_version: Optional[str] = None) -> bool:
         """DELETE with background propagation (and a resourceVersion precondition); False when already gone."""

@@ -33,6 +33,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.k8s.ordering import (
     STAGE_LATE,
     STAGE_MANAGED_INSTANCE,
     STAGE_REGULAR,
+    apply_priority,
     apply_sort_key,
     apply_stage,
     delete_sort_key,
@@ -395,8 +396,14 @@ def apply(inventory: List[InventoryItem], objects: Sequence[Any], ctx: EngineCon
             if stage != STAGE_REGULAR and unready > 0:
                 unready += len(members)  # deferred objects count as un-ready
                 continue
-            ready = _run_all(ctx, lambda d: _apply_object(ctx, reader, d, inv.by_key[d.key], resources[d.key]), members)
-            unready += sum(1 for r in ready if not r)
+            # Objects of one kind priority are independent: apply them concurrently; priorities in sequence, so a
+            # Namespace is created before the objects in it, a CRD before RoleBindings, and so on (3.5).
+            for priority in sorted({apply_priority(d.group, d.kind) for d in members}):
+                batch = [d for d in members if apply_priority(d.group, d.kind) == priority]
+                ready = _run_all(
+                    ctx, lambda d: _apply_object(ctx, reader, d, inv.by_key[d.key], resources[d.key]), batch
+                )
+                unready += sum(1 for r in ready if not r)
         processed.extend(wave)
         if unready > 0:
             return False

@@ -122,6 +122,7 @@ def remove_finalizer(api: KubeApi, res: ResourceInfo, live: Mapping[str, Any], f
                     {"op": "test", "path": "/metadata/finalizers", "value": finalizers},
                     {"op": "replace", "path": "/metadata/finalizers", "value": remaining},
                 ],
+                field_manager=finalizer.partition("/")[0],
             )
             return
         except ApiError as exc:

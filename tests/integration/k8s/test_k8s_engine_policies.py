@@ -100,7 +100,7 @@ def test_update_policies(comp: Component, policy: str) -> None:
     uid = comp.get("v1", "ConfigMap", "u")["metadata"]["uid"]  # type: ignore[index]
     objects = [configmap("u", {"v": "2"}, update_policy=policy)]
     assert comp.apply(objects) is False
-    assert comp.phases() == {"ConfigMap/u": ("Updating", "Current")}
+    assert comp.phases() == {"ConfigMap/u": ("Updating", "InProgress")}  # digest changed: InProgress
     comp.converge(objects)
     live = comp.get("v1", "ConfigMap", "u")
     assert live is not None and live["data"] == {"v": "2"}
@@ -196,7 +196,7 @@ def test_component_change_policy(kubeconfig: str, kube_namespace: str) -> None:
     comp.component_digest = "rev2"
     comp.ctx = comp.new_context()
     assert comp.apply(objects) is False
-    assert comp.phases() == {"ConfigMap/c": ("Updating", "Current"), "ConfigMap/plain": READY}
+    assert comp.phases() == {"ConfigMap/c": ("Updating", "InProgress"), "ConfigMap/plain": READY}
     comp.converge(objects)
     assert comp.get("v1", "ConfigMap", "c")["metadata"]["annotations"]["component.nubes.cloud/digest"].endswith("@rev2")  # type: ignore[index]
 

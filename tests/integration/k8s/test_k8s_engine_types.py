@@ -102,9 +102,10 @@ def test_additional_managed_types_with_wildcards(kubeconfig: str, kube_namespace
     """C16 / 7.5: additional managed types (`*.suffix` group, `*` kind): foreign instances block deletion and
     instances in the set are applied after the other objects of their wave."""
     outside = Component(kubeconfig, kube_namespace)  # installs the type, like another component would
+    pattern = f"*.{group}"
+    group = f"parts.{group}"
     outside.converge([crd(group, "Sprocket", "sprockets")])
-    suffix = group.split(".", 1)[1]
-    comp = Component(kubeconfig, kube_namespace, additional_managed_types=[TypeInfo(f"*.{suffix}", "", "*")])
+    comp = Component(kubeconfig, kube_namespace, additional_managed_types=[TypeInfo(pattern, "", "*")])
     try:
         objects = [instance(group, "Sprocket", "mine"), configmap("cfg")]
         assert comp.apply(objects) is False
