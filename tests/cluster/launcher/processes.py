@@ -33,7 +33,20 @@ def start(name: str, argv: list[str], log_path: Path) -> Started:
         proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True
         )
+    _wait_for_exec(proc.pid)
     return Started(name=name, pid=proc.pid, exe=argv[0])
+
+
+def _wait_for_exec(pid: int, limit_seconds: float = 2.0) -> None:
+    """Return once /proc shows the new command line (or the process is gone), at most limit_seconds."""
+    deadline = time.monotonic() + limit_seconds
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes():
+                return
+        except OSError:
+            return
+        time.sleep(0.01)
 
 
 def is_running(proc: Started) -> bool:
@@ -44,7 +57,10 @@ def is_running(proc: Started) -> bool:
     except OSError:
         return False
     state = stat.rsplit(")", 1)[-1].split()[0] if ")" in stat else "?"
-    return state not in ("Z", "X") and cmdline.split(b"\0", 1)[0].decode(errors="replace") == proc.exe
+    if state in ("Z", "X"):
+        return False
+    # cmdline reads empty for a moment while the kernel finishes exec() of a process just started
+    return not cmdline or cmdline.split(b"\0", 1)[0].decode(errors="replace") == proc.exe
 
 
 def _reap(pid: int) -> None:
