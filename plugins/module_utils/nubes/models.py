@@ -187,7 +187,7 @@ class CfsParam:
         self.data_type: str = str(data.get("dataType") or "string")
         self.required: bool = bool(as_bool(data.get("isRequired")))
         self.value: Optional[str] = as_text(data.get("paramValue"))
-        self.default: Optional[str] = _unescape(as_text(data.get("defaultValue")))
+        self.default: Optional[str] = unescape_entities(as_text(data.get("defaultValue")))
         self.value_uid: Optional[str] = data.get("instanceOperationCfsParamUid") or None
         self.secret: bool = bool(as_bool(data.get("isSecret")))
         descriptor = data.get("dataDescriptor")
@@ -252,7 +252,7 @@ def _is_number(value: Any) -> bool:
     return True
 
 
-def _unescape(value: Optional[str]) -> Optional[str]:
+def unescape_entities(value: Optional[str]) -> Optional[str]:
     """Defaults may carry HTML entities (`{ &quot;param&quot;: ... }`, deck-api 3.3)."""
     if value is None or "&" not in value:
         return value

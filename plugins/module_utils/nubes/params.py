@@ -15,7 +15,7 @@ import re
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import as_text, is_uuid
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import as_text, is_uuid, unescape_entities
 
 S3_SERVICE_ID = 12  # P37: any sub-param with s3+uid in its name refers to S3 (service 12)
 S3_UID_KEY = re.compile(r"s3.*uid", re.IGNORECASE)
@@ -102,7 +102,7 @@ class ParamConverter:
             if kind_of(param["type"]) == "map-fixed":
                 result[code] = self._map_fixed_text({}, param)  # P36 (P39: absent -> built default or "{}")
             elif param.get("default") is not None:
-                result[code] = str(param["default"])
+                result[code] = unescape_entities(str(param["default"])) or ""
             elif param.get("required"):
                 missing.append(option_of(param))
             else:

@@ -87,7 +87,7 @@ def test_task_id_must_equal_recorded_id() -> None:
     record = {"instance_uid": RECORDED, "service_id": 90}
     with pytest.raises(IdentityError) as info:
         identity.resolve_identity(OTHER, record, PARENT)
-    assert info.value.msg == 'cannot change resource identity (old="%s", new="%s")' % (RECORDED, OTHER)
+    assert info.value.msg == f'cannot change resource identity (old="{RECORDED}", new="{OTHER}")'
 
 
 def test_task_id_equal_to_recorded_in_other_case_is_accepted() -> None:

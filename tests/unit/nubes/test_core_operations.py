@@ -93,8 +93,8 @@ def test_full_flow_posts_then_puts_existing_rows(deck: FakeDeck, clock: FakeCloc
         ("GET", "/instanceOperations/" + op_uid),
         ("POST", "/instanceOperationCfsParams"),
         ("POST", "/instanceOperationCfsParams"),
-        ("GET", "/instanceOperations/%s/validate-cfs" % op_uid),
-        ("POST", "/instanceOperations/%s/run" % op_uid),
+        ("GET", f"/instanceOperations/{op_uid}/validate-cfs"),
+        ("POST", f"/instanceOperations/{op_uid}/run"),
         ("GET", "/instanceOperations/" + op_uid),
     ]
     op = deck.operations[op_uid]

@@ -63,7 +63,7 @@ def test_corrupt_file_gives_a_clear_error(tmp_path: Any) -> None:
 def _writer(path: str, worker: int, count: int) -> None:
     store = StateStore(FileBackend(path), "default")
     for i in range(count):
-        store.put_instance("svc", "w%d-%d" % (worker, i), {"instance_uid": "U%d-%d" % (worker, i)})
+        store.put_instance("svc", f"w{worker}-{i}", {"instance_uid": f"U{worker}-{i}"})
 
 
 def test_parallel_writers_never_corrupt_or_lose_records(tmp_path: Any) -> None:
@@ -76,7 +76,8 @@ def test_parallel_writers_never_corrupt_or_lose_records(tmp_path: Any) -> None:
     for proc in procs:
         proc.join(30)
     assert all(proc.exitcode == 0 for proc in procs)
-    records = json.loads(open(path).read())["instances"]
+    with open(path) as handle:
+        records = json.load(handle)["instances"]
     assert len(records) == 60
 
 
@@ -85,7 +86,7 @@ def _create_once(path: str, results: Any) -> None:
     store = StateStore(FileBackend(path), "default")
     with store.instance_lock("svc", "same-name"):
         if store.get_instance("svc", "same-name") is None:
-            store.put_instance("svc", "same-name", {"instance_uid": "U-%d" % os.getpid()})
+            store.put_instance("svc", "same-name", {"instance_uid": f"U-{os.getpid()}"})
             results.put("created")
         else:
             results.put("found")

@@ -1,0 +1,450 @@
+"""The runner on a stubbed deck-api: validation before writes, check/diff mode, identity, matrix, secrets,
+wait=false, crash recovery, redeploy, sub-resources, info."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict
+
+import pytest
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
+from tests.unit.nubes.conftest import RunFactory
+from tests.unit.nubes.fake_deck import FakeDeck
+
+REALM = "k8s-3.ext.nubes.ru"
+
+
+@pytest.fixture
+def s3_uid(deck: FakeDeck) -> str:
+    return deck.add_instance(12, "backups")
+
+
+def pg_args(s3_uid: str, **extra: Any) -> Dict[str, Any]:
+    args: Dict[str, Any] = {"resource_name": "db1", "s3_uid": s3_uid, "resource_realm": REALM, "json_parameters": {}}
+    args.update(extra)
+    return args
+
+
+def record(state_path: str, name: str = "db1", service: str = "postgres") -> Any:
+    return StateStore(FileBackend(state_path), "default").get_instance(service, name)
+
+
+# -- input validation -----------------------------------------------------------------------------
+
+
+def test_missing_required_param_fails_before_any_write(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """Bad input fails with a clear message and no write call."""
+    with pytest.raises(NubesError, match="missing required parameter.*resource_realm"):
+        run(services["postgres"], resource_name="db1", s3_uid=s3_uid)
+    assert deck.writes() == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"resource_cpu": "lots"}, "must be an integer"),
+        ({"app_version": "99"}, "must be one of"),
+        ({"s3_uid": "no-such-s3"}, "no live instance of service 12"),
+    ],
+)
+def test_invalid_input_makes_no_write(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, args: Dict[str, Any], message: str
+) -> None:
+    """Types, choices and references are validated before any write call."""
+    task = pg_args(s3_uid)
+    task.update(args)
+    with pytest.raises(NubesError, match=message):
+        run(services["postgres"], **task)
+    assert deck.writes() == []
+
+
+def test_missing_endpoint_or_token_is_explained(run: RunFactory, services: Dict[str, Any]) -> None:
+    with pytest.raises(NubesError, match="NUBES_API_TOKEN"):
+        run(services["s3"], api_token=None, resource_name="b")
+
+
+# -- create / no-op / modify ------------------------------------------------------------------------
+
+
+def test_create_records_uid_and_second_run_is_one_get(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """P16/P20/K3: create, then a re-run with the same input makes exactly one GET and changes nothing."""
+    first = run(services["postgres"], **pg_args(s3_uid))
+    assert first["changed"] and first["operations"] == ["create"] and first["status"] == "running"
+    saved = record(state_path)
+    assert saved["instance_uid"] == first["instance_uid"] and saved["status"] == "present"
+    deck.log.clear()
+    again = run(services["postgres"], **pg_args(s3_uid))
+    assert not again["changed"] and again["operations"] == []
+    assert deck.log == [("GET", "/instances/" + first["instance_uid"])]
+
+
+def test_modify_sends_task_values_and_keeps_the_rest(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """P38: modify sends all params of the op: the task's, the current ones, defaults for new ones."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    result = run(services["postgres"], resource_name="db1", resource_cpu=1000)
+    assert result["operations"] == ["modify"] and result["changed"]
+    assert deck.instances[uid]["state"]["params"]["resourceCPU"] == "1000"
+    assert deck.instances[uid]["state"]["params"]["resourceMemory"] == "512"
+    assert not run(services["postgres"], resource_name="db1", resource_cpu=1000)["changed"]
+
+
+def test_changing_a_create_only_param_is_an_error(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """P23: key (immutable) params cannot change on an existing instance."""
+    run(services["postgres"], **pg_args(s3_uid))
+    deck.log.clear()
+    with pytest.raises(NubesError, match="create-only"):
+        run(services["postgres"], **pg_args(s3_uid, resource_realm="k8s-2.ext.nubes.ru"))
+    assert deck.writes() == []
+
+
+# -- check mode and diff mode ---------------------------------------------------------------------------
+
+
+def test_check_mode_create_predicts_change_without_writes(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """Check mode: decide and report; no write call; no state written."""
+    result = run(services["postgres"], check_mode=True, diff_mode=True, **pg_args(s3_uid))
+    assert result["changed"] and result["operations"] == ["create"]
+    assert deck.writes() == []
+    assert not os.path.exists(state_path)
+    assert result["diff"]["before"] == {} and result["diff"]["after"]["resource_cpu"] == 500
+
+
+def test_check_mode_matches_the_real_run(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """Check mode's `changed` equals what the real run reports, for no-op and modify."""
+    run(services["postgres"], **pg_args(s3_uid))
+    assert not run(services["postgres"], check_mode=True, **pg_args(s3_uid))["changed"]
+    deck.log.clear()
+    planned = run(services["postgres"], check_mode=True, resource_name="db1", resource_memory=1024)
+    assert planned["changed"] and planned["operations"] == ["modify"] and deck.writes() == []
+    real = run(services["postgres"], resource_name="db1", resource_memory=1024)
+    assert real["changed"] == planned["changed"] and real["operations"] == planned["operations"]
+
+
+def test_diff_mode_masks_secrets(run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str) -> None:
+    """Diff mode: before/after params, secrets masked."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    result = run(
+        services["postgres"],
+        "subresource",
+        "user",
+        diff_mode=True,
+        parent_instance_uid=uid,
+        username="app",
+        password="s3cr3t-pass",
+        role="readonly",
+    )
+    assert result["diff"]["after"]["password"] == "********"
+    assert result["diff"]["before"] == {}
+    assert "s3cr3t-pass" not in json.dumps(result)
+
+
+def test_modify_diff_shows_before_and_after(run: RunFactory, services: Dict[str, Any], s3_uid: str) -> None:
+    run(services["postgres"], **pg_args(s3_uid))
+    result = run(services["postgres"], diff_mode=True, check_mode=True, resource_name="db1", resource_cpu=900)
+    assert result["diff"]["before"]["resource_cpu"] == 500
+    assert result["diff"]["after"]["resource_cpu"] == 900
+
+
+# -- identity -------------------------------------------------------------------------------------------
+
+
+def test_identity_change_is_refused(run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str) -> None:
+    """K4b through the runner: the exact error text, no write."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    other = deck.add_instance(90, "elsewhere")
+    deck.log.clear()
+    with pytest.raises(NubesError) as info:
+        run(services["postgres"], instance_uid=other, **pg_args(s3_uid))
+    assert info.value.msg == f'cannot change resource identity (old="{uid}", new="{other}")'
+    assert deck.log == []
+
+
+def test_no_id_and_no_record_reads_no_instance(run: RunFactory, services: Dict[str, Any], deck: FakeDeck) -> None:
+    """K1/K2: nothing recorded, no instance_uid -> no GET /instances/{uid}; only the name lookup."""
+    run(services["s3"], check_mode=True, resource_name="fresh", display_name="fresh", resource_realm=REALM)
+    assert [entry for entry in deck.log if entry[1].startswith("/instances/")] == []
+
+
+def test_explicit_uid_adopts_that_instance(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, state_path: str
+) -> None:
+    """K1: the instance comes from instance_uid; with adopt it is recorded under resource_name."""
+    uid = deck.add_instance(12, "legacy-name", state={"params": {"displayName": "x", "resourceRealm": REALM}})
+    result = run(
+        services["s3"],
+        resource_name="mine",
+        instance_uid=uid.lower(),
+        adopt_existing_on_create=True,
+        display_name="x",
+        resource_realm=REALM,
+    )
+    assert result["decision"] == "adopt" and result["changed"]
+    assert record(state_path, "mine", "s3")["instance_uid"].lower() == uid.lower()
+
+
+# -- the matrix through the runner ------------------------------------------------------------------------
+
+
+def test_running_without_adopt_fails_with_two_choices(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """P25/P28/P30: multiline diagnostics with the two choices; no write."""
+    deck.add_instance(90, "db1")
+    with pytest.raises(NubesError) as info:
+        run(services["postgres"], **pg_args(s3_uid))
+    text = info.value.msg
+    assert "Controlling flag: adopt_existing_on_create=false" in text
+    assert "1. change resource_name" in text and "2. import/adopt" in text
+    assert "resource_name: db1" in text and "status: running" in text
+    assert deck.writes() == []
+
+
+def test_running_with_adopt_is_recorded_and_converged(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """P24: adopt (import); params that differ from the instance's are modified."""
+    uid = deck.add_instance(
+        90, "db1", state={"params": {"resourceCPU": "500", "s3Uid": s3_uid, "resourceRealm": REALM}}
+    )
+    result = run(services["postgres"], adopt_existing_on_create=True, **pg_args(s3_uid, resource_cpu=700))
+    assert result["operations"] == ["modify"]
+    assert record(state_path)["instance_uid"] == uid
+    deck.log.clear()
+    assert not run(services["postgres"], **pg_args(s3_uid, resource_cpu=700))["changed"]
+    assert deck.log == [("GET", "/instances/" + uid)]
+
+
+def test_suspended_with_adopt_is_resumed(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """P21: suspended + adopt + key params match -> resume and adopt."""
+    uid = deck.add_instance(90, "db1", "suspended", state={"params": {"s3Uid": s3_uid, "resourceRealm": REALM}})
+    result = run(services["postgres"], adopt_existing_on_create=True, **pg_args(s3_uid))
+    assert result["operations"] == ["resume"] and result["status"] == "running"
+    assert deck.instances[uid]["explainedStatus"] == "running"
+
+
+def test_suspended_with_key_mismatch_is_refused(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """P23: suspended + key params mismatch -> error."""
+    deck.add_instance(90, "db1", "suspended", state={"params": {"s3Uid": s3_uid, "resourceRealm": "other"}})
+    with pytest.raises(NubesError, match="key"):
+        run(services["postgres"], adopt_existing_on_create=True, **pg_args(s3_uid))
+    assert deck.writes() == []
+
+
+def test_several_live_instances_are_listed(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """Several live instances with the name -> error listing them."""
+    deck.add_instance(90, "db1")
+    deck.add_instance(90, "db1")
+    deck.add_instance(90, "db1", "deleted")
+    with pytest.raises(NubesError, match="2 live instances"):
+        run(services["postgres"], adopt_existing_on_create=True, **pg_args(s3_uid))
+
+
+# -- destroy ------------------------------------------------------------------------------------------------
+
+
+def test_destroy_suspends_and_forgets(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """P29: suspend_on_destroy=true -> suspend, and the record goes."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    result = run(services["postgres"], resource_name="db1", state="absent")
+    assert result["operations"] == ["suspend"] and result["status"] == "suspended"
+    assert record(state_path) is None and deck.instances[uid]["explainedStatus"] == "suspended"
+
+
+def test_state_only_destroy_makes_no_api_call(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """P29: suspend_on_destroy=false -> remove from state only, no API call at all."""
+    run(services["postgres"], **pg_args(s3_uid))
+    deck.log.clear()
+    result = run(services["postgres"], resource_name="db1", state="absent", suspend_on_destroy=False)
+    assert result["changed"] and deck.log == [] and record(state_path) is None
+
+
+def test_unrecorded_instance_is_left_alone_with_warning(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck
+) -> None:
+    """P29: an instance that is not in the state is left alone, with a warning."""
+    deck.add_instance(90, "db1")
+    result = run(services["postgres"], resource_name="db1", state="absent")
+    assert not result["changed"] and deck.writes() == []
+    assert any("left alone" in w for w in result["_warnings"])
+
+
+def test_non_suspendable_service_is_deleted(run: RunFactory, services: Dict[str, Any], deck: FakeDeck) -> None:
+    """P29: a delete operation for non-suspendable services."""
+    uid = run(services["s3"], resource_name="b1", display_name="b1", resource_realm=REALM)["instance_uid"]
+    result = run(services["s3"], resource_name="b1", state="absent")
+    assert result["operations"] == ["delete"] and deck.instances[uid]["isDeleted"]
+
+
+# -- secrets, wait=false, crash recovery, redeploy ---------------------------------------------------------------
+
+
+def test_secrets_never_reach_state_or_results(
+    run: RunFactory, services: Dict[str, Any], s3_uid: str, state_path: str
+) -> None:
+    """Secret params are never echoed and never written to the state file."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    result = run(
+        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Very-Secret-1"
+    )
+    assert "Very-Secret-1" not in json.dumps(result)
+    with open(state_path) as handle:
+        assert "Very-Secret-1" not in handle.read()
+    assert not run(
+        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Very-Secret-1"
+    )["changed"]
+    assert run(
+        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Other-Secret-2"
+    )["operations"] == ["modify_user"]
+
+
+def test_wait_false_returns_the_operation_and_next_run_records(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """wait=false returns after run with the operation uid; the next run waits and records the result."""
+    deck.polls_to_finish = 2
+    result = run(services["postgres"], wait=False, **pg_args(s3_uid))
+    assert result["changed"] and result["operation"]["uid"] and not result["operation"]["finished"]
+    assert record(state_path)["status"] == "creating"
+    deck.instances[result["instance_uid"]]["operationIsInProgress"] = True
+    deck.hooks.append(lambda r: deck.instances[result["instance_uid"]].update(operationIsInProgress=False))
+    deck.polls_to_finish = 1
+    deck._poll(deck.operations[result["operation"]["uid"]])
+    again = run(services["postgres"], **pg_args(s3_uid))
+    assert again["status"] == "running"
+    assert record(state_path)["status"] == "present"
+    assert len([i for i in deck.instances.values() if i["serviceId"] == 90]) == 1
+
+
+def test_lost_create_answer_is_resolved_by_reading(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """A POST /instances whose answer is lost is resolved by listing by display name, never by posting twice."""
+    import httpx
+
+    def lose_answer(request: httpx.Request) -> Any:
+        if request.method == "POST" and request.url.path.endswith("/instances"):
+            deck.hooks.clear()
+            deck.route("POST", "/instances", {}, json.loads(request.content))
+            return httpx.Response(504, json={"ERROR": "gateway timeout"})
+        return None
+
+    deck.hooks.append(lose_answer)
+    result = run(services["postgres"], **pg_args(s3_uid))
+    assert result["status"] == "running"
+    assert [e for e in deck.log if e == ("POST", "/instances")] == [("POST", "/instances")]
+    assert len([i for i in deck.instances.values() if i["serviceId"] == 90]) == 1
+
+
+def test_interrupted_create_is_continued(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """The uid is recorded as soon as POST /instances returns; a re-run continues that create."""
+    uid = deck.add_instance(90, "db1", "not created")
+    StateStore(FileBackend(state_path), "default").put_instance(
+        "postgres", "db1", {"status": "creating", "instance_uid": uid, "service_id": 90}
+    )
+    result = run(services["postgres"], **pg_args(s3_uid))
+    assert result["instance_uid"] == uid and result["operations"] == ["create"]
+    assert ("POST", "/instances") not in deck.log
+    assert record(state_path)["status"] == "present"
+
+
+def test_create_requested_without_uid_adopts_the_named_placeholder(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """Killed between POST /instances and recording the uid: the re-run finds the placeholder by name."""
+    uid = deck.add_instance(90, "db1", "not created")
+    StateStore(FileBackend(state_path), "default").put_instance(
+        "postgres", "db1", {"status": "create_requested", "instance_uid": "", "service_id": 90}
+    )
+    result = run(services["postgres"], **pg_args(s3_uid))
+    assert result["instance_uid"] == uid and ("POST", "/instances") not in deck.log
+
+
+def test_redeploy_only_when_git_revision_changes(run: RunFactory, services: Dict[str, Any], deck: FakeDeck) -> None:
+    """P14/P18: git_revision change -> redeploy (with gitRevision); unchanged -> nothing; create -> no redeploy."""
+    args = {"resource_name": "app", "domain": "app1", "resource_realm": REALM, "git_path": "https://git/x.git"}
+    assert run(services["flask"], git_revision="abc", **args)["operations"] == ["create"]
+    assert run(services["flask"], git_revision="abc", **args)["operations"] == []
+    result = run(services["flask"], git_revision="def", **args)
+    assert result["operations"] == ["redeploy"]
+    op = deck.operations[result["operation"]["uid"]]
+    assert {p["svcOperationCfsParam"]: p["paramValue"] for p in op["cfsParams"]}["gitRevision"] == "def"
+    both = run(services["flask"], git_revision="ghi", resource_cpu=400, **args)
+    assert both["operations"] == ["modify", "redeploy"]
+
+
+# -- sub-resources and info -------------------------------------------------------------------------------
+
+
+def test_subresource_create_modify_delete(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """P13/P17: identity {parent uid, key}; create, no-op, modify, delete on the parent."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    sub = {"parent_resource_name": "db1", "username": "app", "password": "pw-123456"}
+    assert run(services["postgres"], "subresource", "user", role="readonly", **sub)["operations"] == ["create_user"]
+    assert run(services["postgres"], "subresource", "user", role="readonly", **sub)["operations"] == []
+    modified = run(services["postgres"], "subresource", "user", role="owner", **sub)
+    assert modified["operations"] == ["modify_user"] and modified["subresource"]["params"]["role"] == "owner"
+    assert deck.instances[uid]["state"]["subresources"]["user"][0]["role"] == "owner"
+    gone = run(services["postgres"], "subresource", "user", state="absent", parent_instance_uid=uid, username="app")
+    assert gone["operations"] == ["delete_user"] and deck.instances[uid]["state"]["subresources"]["user"] == []
+
+
+def test_existing_subresource_needs_adopt(run: RunFactory, services: Dict[str, Any], deck: FakeDeck) -> None:
+    """P13: an existing sub-resource is adopted only with adopt_existing_on_create."""
+    uid = deck.add_instance(90, "db9")
+    deck.instances[uid]["state"]["subresources"] = {"user": [{"username": "app", "role": "readonly"}]}
+    with pytest.raises(NubesError, match="adopt_existing_on_create=true"):
+        run(services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", role="readonly")
+    adopted = run(
+        services["postgres"],
+        "subresource",
+        "user",
+        parent_instance_uid=uid,
+        username="app",
+        role="readonly",
+        adopt_existing_on_create=True,
+    )
+    assert adopted["changed"] and adopted["operations"] == []
+
+
+def test_info_reports_state_outputs_and_subresources(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    deck.instances[uid]["state"]["out"] = {"adminUser": "postgres", "adminPass": "hidden!", "vault": {"url": "v"}}
+    deck.instances[uid]["state"]["subresources"] = {"user": [{"username": "app"}]}
+    info = run(services["postgres"], "info", resource_name="db1")
+    assert info["exists"] and not info["changed"] and info["instance_uid"] == uid
+    assert info["outputs"] == {"adminUser": "postgres", "vault.url": "v"}
+    assert info["subresources"]["user"] == [{"username": "app"}]
+    assert info["state"]["status"] == "present"
+    assert not run(services["postgres"], "info", resource_name="nope")["exists"]
