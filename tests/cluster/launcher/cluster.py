@@ -113,6 +113,12 @@ def make_pki_and_tokens(state: StateDir) -> None:
     for user in CERT_USERS:
         pki.make_client_cert(d, f"user-{user.name}", user.name, user.groups)
     pki.make_service_account_key(d)
+    # front proxy (requestheader) CA: the aggregator's client identity, and what the scheduler's
+    # delegated authentication reads from kube-system/extension-apiserver-authentication
+    pki.make_ca(d, components.FRONT_PROXY_CA, "nubes-test-front-proxy-ca")
+    pki.make_client_cert(
+        d, components.FRONT_PROXY_CLIENT, components.FRONT_PROXY_CLIENT, (), ca=components.FRONT_PROXY_CA
+    )
     lines = []
     for entry in TOKEN_ENTRIES:
         token = secrets.token_urlsafe(32)

@@ -12,6 +12,8 @@ POD_CIDR = "10.244.0.0/24"  # kwok writes fake pod IPs from this range into pod 
 FAKE_NODE_IP = "10.244.0.1"
 KWOK_STAGES = "kwok-stages.yaml"
 SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
+FRONT_PROXY_CA = "front-proxy-ca"
+FRONT_PROXY_CLIENT = "front-proxy-client"
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,13 @@ def kube_apiserver(bin_dir: Path, state: StateDir, ports: Ports) -> list[str]:
         f"--tls-private-key-file={pki / 'apiserver.key'}",
         f"--client-ca-file={pki / 'ca.crt'}",
         f"--token-auth-file={state.token_auth_file}",
+        f"--requestheader-client-ca-file={pki / (FRONT_PROXY_CA + '.crt')}",
+        f"--requestheader-allowed-names={FRONT_PROXY_CLIENT}",
+        "--requestheader-username-headers=X-Remote-User",
+        "--requestheader-group-headers=X-Remote-Group",
+        "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+        f"--proxy-client-cert-file={pki / (FRONT_PROXY_CLIENT + '.crt')}",
+        f"--proxy-client-key-file={pki / (FRONT_PROXY_CLIENT + '.key')}",
         f"--service-account-issuer={SERVICE_ACCOUNT_ISSUER}",
         f"--service-account-key-file={pki / 'sa.pub'}",
         f"--service-account-signing-key-file={pki / 'sa.key'}",

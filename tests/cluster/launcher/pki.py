@@ -40,18 +40,19 @@ def _subject(common_name: str, organizations: tuple[str, ...]) -> str:
     return "/CN=" + common_name + "".join(f"/O={org}" for org in organizations)
 
 
-def make_ca(pki: Path) -> None:
-    _new_key(pki / "ca.key")
+def make_ca(pki: Path, name: str = "ca", common_name: str = "nubes-test-cluster-ca") -> None:
+    """Self-signed CA <name>.crt / <name>.key."""
+    _new_key(pki / f"{name}.key")
     _openssl(
-        "req", "-x509", "-new", "-key", str(pki / "ca.key"), "-out", str(pki / "ca.crt"), "-days", CA_DAYS,
-        "-subj", "/CN=nubes-test-cluster-ca",
+        "req", "-x509", "-new", "-key", str(pki / f"{name}.key"), "-out", str(pki / f"{name}.crt"), "-days", CA_DAYS,
+        "-subj", f"/CN={common_name}",
         "-addext", "basicConstraints=critical,CA:TRUE",
         "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
     )  # fmt: skip
 
 
-def _sign(pki: Path, name: str, subject: str, extensions: list[str]) -> None:
-    """Key <name>.key and certificate <name>.crt signed by the CA."""
+def _sign(pki: Path, name: str, subject: str, extensions: list[str], ca: str = "ca") -> None:
+    """Key <name>.key and certificate <name>.crt signed by the CA <ca>.crt."""
     _new_key(pki / f"{name}.key")
     with tempfile.TemporaryDirectory() as tmp:
         csr = Path(tmp) / "req.csr"
@@ -59,7 +60,7 @@ def _sign(pki: Path, name: str, subject: str, extensions: list[str]) -> None:
         ext.write_text("\n".join(extensions) + "\n", encoding="utf-8")
         _openssl("req", "-new", "-key", str(pki / f"{name}.key"), "-subj", subject, "-out", str(csr))
         _openssl(
-            "x509", "-req", "-in", str(csr), "-CA", str(pki / "ca.crt"), "-CAkey", str(pki / "ca.key"),
+            "x509", "-req", "-in", str(csr), "-CA", str(pki / f"{ca}.crt"), "-CAkey", str(pki / f"{ca}.key"),
             "-set_serial", "0x" + secrets.token_hex(16), "-days", CA_DAYS, "-sha256",
             "-extfile", str(ext), "-out", str(pki / f"{name}.crt"),
         )  # fmt: skip
@@ -79,12 +80,13 @@ def make_serving_cert(pki: Path, name: str) -> None:
     )
 
 
-def make_client_cert(pki: Path, name: str, user: str, groups: tuple[str, ...]) -> None:
+def make_client_cert(pki: Path, name: str, user: str, groups: tuple[str, ...], ca: str = "ca") -> None:
     _sign(
         pki,
         name,
         _subject(user, groups),
         ["basicConstraints=critical,CA:FALSE", "keyUsage=critical,digitalSignature", "extendedKeyUsage=clientAuth"],
+        ca=ca,
     )
 
 
