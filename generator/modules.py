@@ -129,28 +129,27 @@ def _attributes(diff: bool) -> dict[str, Any]:
     }
 
 
-def _outputs_contains(spec: dict[str, Any]) -> dict[str, Any]:
-    contains = {}
+def _outputs_lines(spec: dict[str, Any]) -> list[str]:
+    """One description line per output. Codes may be dotted paths, so they are keys of a flat dict read as
+    C(outputs['internalConnect.master']), not documented sub-keys (validate-modules bad-return-value-key)."""
+    lines = []
     for out in spec["outputs"]:
-        text = [out["man"].strip()] if out["man"].strip() else []
-        if out["secret"]:
-            text.append("Secret: not returned.")
-        contains[out["code"]] = {
-            "description": text or [f"Output C({out['code']})."],
-            "returned": "when the instance exposes it" + (" (never: secret)" if out["secret"] else ""),
-            "type": "str",
-        }
-    return contains
+        note = " Secret: never returned." if out["secret"] else ""
+        man = out["man"].strip()
+        lines.append(f"C({out['code']}) ({out['type']}): {man}{note}".rstrip())
+    return lines
 
 
 def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
     outputs: dict[str, Any] = {
-        "description": "The instance outputs (C(instance.state.out) of the API); secret outputs are omitted.",
+        "description": [
+            "The instance outputs (C(instance.state.out) of the API) by output code; secret outputs are omitted.",
+            "Read a dotted code with brackets, for example C(result.outputs['vault.url']).",
+            *_outputs_lines(spec),
+        ],
         "returned": "always",
         "type": "dict",
     }
-    if spec["outputs"]:
-        outputs["contains"] = _outputs_contains(spec)
     return {
         "description": "The instance after the task (in check mode: as planned).",
         "returned": "when the instance exists or is planned",

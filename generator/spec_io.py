@@ -13,6 +13,8 @@ import yaml
 from generator.errors import GeneratorError
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "spec.schema.json"
+# libyaml when present (loading gives the same data either way; dumping always uses the pure-Python emitter).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def spec_header(spec: dict[str, Any]) -> str:
@@ -75,7 +77,7 @@ def _check_unique_options(spec: dict[str, Any], source: str) -> None:
 def load_spec(path: Path) -> dict[str, Any]:
     """Read and validate one spec file."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except OSError as exc:
         raise GeneratorError(f"cannot read {path}: {exc.strerror}") from exc
     except yaml.YAMLError as exc:
