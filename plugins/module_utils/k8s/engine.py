@@ -19,12 +19,13 @@ from ansible_collections.nubes.cloud.plugins.module_utils.k8s.client import Reso
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.context import EngineContext, format_time, parse_time
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.digest import item_digest
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import (
+    ApiError,
     EngineError,
     OwnerConflictError,
     ValidationError,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.inventory import InventoryItem, ObjectKey, TypeInfo
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.live import ListKey, LiveReader
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.live import STORAGE_NOT_READY, ListKey, LiveReader
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.normalize import DesiredObject, normalise_objects
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.ordering import (
     API_SERVICE,
@@ -266,7 +267,12 @@ def _apply_object(
         # The type is not served yet (a CRD of the set is not established): wait.
         ctx.api.discovery.invalidate(desired.group, desired.version)
         return False
-    live = reader.get(res, desired.namespace, desired.name)
+    try:
+        live = reader.get(res, desired.namespace, desired.name)
+    except ApiError as exc:
+        if exc.status in STORAGE_NOT_READY:
+            return False  # the type's storage is still initialising: not ready yet
+        raise
     now = format_time(ctx.clock())
     if live is None:
         body = writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx)

@@ -9,8 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.client import KubeApi, ResourceInfo
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ApiError
 
 ListKey = Tuple[ResourceInfo, str]
+STORAGE_NOT_READY = (429, 503)  # "storage is (re)initializing" right after a type appears
 
 
 class LiveReader:
@@ -38,12 +40,19 @@ class LiveReader:
         if not todo:
             return
 
-        def fetch(key: ListKey) -> Tuple[ListKey, List[Dict[str, Any]]]:
+        def fetch(key: ListKey) -> Tuple[ListKey, Optional[List[Dict[str, Any]]]]:
             res, namespace = key
             selector = None if unfiltered else self.owned_selector
-            return key, self.api.list(res, namespace, label_selector=selector, metadata_only=unfiltered)
+            try:
+                return key, self.api.list(res, namespace, label_selector=selector, metadata_only=unfiltered)
+            except ApiError as exc:
+                if exc.status in STORAGE_NOT_READY:
+                    return key, None  # e.g. a CRD just established: reads fall back to GET
+                raise
 
         for key, items in pool.map(fetch, todo):
+            if items is None:
+                continue
             with self._lock:
                 self._lists[key] = {str(item["metadata"]["name"]): item for item in items}
                 self._complete[key] = unfiltered

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s import engine
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.client import Connection, KubeApi, ResourceInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.context import EngineContext, component_owner_id
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import EngineError
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.inventory import (
     InventoryItem,
     TypeInfo,
@@ -120,8 +121,12 @@ class Component:
         calls = 0
         while True:
             calls += 1
-            if step():
-                return calls
+            try:
+                if step():
+                    return calls
+            except EngineError as exc:  # retried like run_until_done does (conflicts, storage initialising)
+                if not exc.retriable:
+                    raise
             if time.monotonic() > deadline:
                 raise AssertionError(f"not converged after {calls} calls")
             time.sleep(0.2 if calls < 10 else 0.5)

@@ -202,16 +202,21 @@ def test_component_change_policy(kubeconfig: str, kube_namespace: str) -> None:
 
 
 def test_force_reapply_after_interval(comp: Component) -> None:
-    """C17: a converged object is re-applied once its reapply interval has passed."""
-    objects = [configmap("r", reapply_interval="10m"), configmap("default-interval")]
+    """C17: a converged object is re-applied once its reapply interval has passed, undoing an edit that the
+    digest cannot see (reference 5.3)."""
+    objects = [configmap("r", {"v": "1"}, reapply_interval="10m"), configmap("default-interval")]
     comp.converge(objects)
-    rv = comp.get("v1", "ConfigMap", "r")["metadata"]["resourceVersion"]  # type: ignore[index]
-    assert comp.apply(objects) is True
+    res = comp.resource("v1", "ConfigMap")
+    comp.api.json_patch(res, comp.namespace, "r", [{"op": "replace", "path": "/data/v", "value": "edited"}])
+    assert comp.apply(objects) is True  # an edit that leaves the digest annotation alone is not seen
+    assert comp.get("v1", "ConfigMap", "r")["data"] == {"v": "edited"}  # type: ignore[index]
     comp.clock.advance(11 * 60)
+    patches = comp.api.calls.snapshot().get("PATCH", 0)
     assert comp.apply(objects) is False
+    assert comp.api.calls.snapshot().get("PATCH", 0) == patches + 1  # exactly one write: "r"
     assert comp.phases() == {"ConfigMap/r": ("Updating", "Current"), "ConfigMap/default-interval": READY}
     assert comp.apply(objects) is True
-    assert comp.get("v1", "ConfigMap", "r")["metadata"]["resourceVersion"] != rv  # type: ignore[index]
+    assert comp.get("v1", "ConfigMap", "r")["data"] == {"v": "1"}  # type: ignore[index]
     comp.clock.advance(3600)  # the default interval (60 min) for the other one
     assert comp.apply(objects) is False
     assert comp.phases()["ConfigMap/default-interval"] == ("Updating", "Current")
