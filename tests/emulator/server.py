@@ -156,7 +156,9 @@ class EmulatorServer:
         if self._httpd is not None:
             return self
         self._httpd = _HTTPServer(self._address, self.app)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="nubes-emulator", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="nubes-emulator", daemon=True
+        )
         self._thread.start()
         return self
 

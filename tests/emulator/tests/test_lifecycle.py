@@ -1,18 +1,17 @@
 """Operations over time and their effects on instances: a full lifecycle per service kind."""
 
-
-
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.emulator.server import EmulatorServer
 from tests.emulator.tests.api import Api, uid_from
 from tests.emulator.tests.helpers import running_postgres, running_s3, running_zone
 
 
-def names(inst: dict[str, object]) -> set[str]:
-    return {o["operation"] for o in inst["availableOperations"]}  # type: ignore[attr-defined,index]
+def names(inst: dict[str, Any]) -> set[str]:
+    return {o["operation"] for o in inst["availableOperations"]}
 
 
 def test_timeline_pending_in_progress_finished(frozen: EmulatorServer, api: Api, name: str) -> None:
