@@ -92,8 +92,8 @@ def validate_params(
     kwargs.pop("supports_check_mode", None)
     validator = ArgumentSpecValidator(argument_spec(module_spec), **kwargs)
     result = validator.validate(dict(params))
-    if result.errors:
-        raise InputError("; ".join(str(e) for e in result.errors))
+    if result.errors.errors:
+        raise InputError("; ".join(result.errors.messages))
     return dict(result.validated_parameters)
 
 

@@ -40,7 +40,7 @@ def test_missing_required_param_fails_before_any_write(
     run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
 ) -> None:
     """Bad input fails with a clear message and no write call."""
-    with pytest.raises(NubesError, match="missing required parameter.*resource_realm"):
+    with pytest.raises(NubesError, match=r"missing required parameter.*resource_realm"):
         run(services["postgres"], resource_name="db1", s3_uid=s3_uid)
     assert deck.writes() == []
 
