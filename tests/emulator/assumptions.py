@@ -125,6 +125,8 @@ CONCURRENT_MESSAGE: Final = "Concurrent operations are not allowed: operation {u
 EXECUTABLE_MESSAGE: Final = "key [EXECUTABLE] doesn't exist"
 RERUN_MESSAGE: Final = "Cannot connect to the orchestrator. Host name may not be empty"  # run of a finished op
 DELETE_WITH_STATE_MESSAGE: Final = "Instance deletion disabled when having state"
+OPERATION_EXISTS_STATUS: Final = 409  # CM accepts 409 or 400 with a Location
+OPERATION_EXISTS_MESSAGE: Final = "Operation already exists: {uid}"
 MISSING_REQUIRED_MESSAGE: Final = "Не заполнены обязательные параметры: {codes}"
 SUBMITTED_OPERATION_MESSAGE: Final = "Operation {uid} has already been submitted; its parameters cannot change"
 

@@ -285,6 +285,7 @@ class Emulator:
             self.settle(now)
             inst = self._instance_or_404(inst_uid)
             op_def = self._resolve_operation(inst, str(name), body.get("svcOperationId"))
+            self._answer_existing_operation(inst, op_def, now, ctx)
             self._require_available(inst, op_def["operation"])
             uid = self._new_uid(A.OPERATION_UID_UPPERCASE)
             op = Operation(uid, inst.uid, op_def["svcOperationId"], op_def["operation"], now, _updater(ctx.claims))
@@ -294,6 +295,31 @@ class Emulator:
             inst.operation_uids.append(uid)
             self.dirty = True
             return Response(A.CREATED_STATUS, dict(A.CREATED_BODY), location(uid))
+
+    def _answer_existing_operation(self, inst: Instance, op_def: Json, now: float, ctx: RequestContext) -> None:
+        """deck-api.md 2.2 (CM): 409/400 + Location of the unfinished operation of the same kind (fault-driven)."""
+        existing = next(
+            (
+                op
+                for uid in reversed(inst.operation_uids)
+                if (op := self.ops.get(uid.lower())) is not None
+                and op.svc_operation_id == op_def["svcOperationId"]
+                and op.followup_of is None
+                and op.phase(now) != "finished"
+            ),
+            None,
+        )
+        if existing is None:
+            return
+        service = (inst.service_id, self.svc_short(inst.service_id))
+        rule = self.faults.take(("operation_exists",), ctx.method, ctx.path, ctx.form, existing.operation, service)
+        if rule is not None:
+            raise cfml_error(
+                rule.status or A.OPERATION_EXISTS_STATUS,
+                A.OPERATION_EXISTS_MESSAGE.format(uid=existing.uid),
+                A.TAG_OPERATIONS,
+                location(existing.uid),
+            )
 
     def _resolve_operation(self, inst: Instance, name: str, svc_op_id: Any) -> Json:
         sid = inst.service_id
@@ -522,7 +548,10 @@ class Emulator:
             self._require_available(inst, op.operation)
             self._validate(op, inst, A.TAG_RUN)
             fail = self.faults.take(("fail_stage",), ctx.method, ctx.path, ctx.form, op.operation, service)
+            stall = self.faults.take(("stall",), ctx.method, ctx.path, ctx.form, op.operation, service)
             self._plan(op, inst, now, fail.stage if fail else None, fail.error if fail else None, fail is not None)
+            if stall is not None:  # deck-api.md 5.4 cold start: the worker hangs before the job starts
+                self._delay(op, stall.ms / 1000.0)
             self.dirty = True
             if concurrent is not None:
                 raise cfml_error(422, A.CONCURRENT_MESSAGE.format(uid=op.uid), A.TAG_RUN)
@@ -563,6 +592,16 @@ class Emulator:
             op.t_finish = op.t_planned_end
         if op.operation == "delete" and fail_index is None:
             self._plan_followup(op, inst, duration)
+
+    def _delay(self, op: Operation, seconds: float) -> None:
+        for attr in ("t_start", "t_finish", "t_planned_end"):
+            value = getattr(op, attr)
+            if value is not None:
+                setattr(op, attr, value + seconds)
+        follow = self.ops.get(op.followup_uid.lower()) if op.followup_uid else None
+        if follow is not None and op.t_finish is not None:
+            follow.created = follow.t_submit = follow.t_start = op.t_finish
+            follow.t_finish = follow.t_planned_end = (follow.t_planned_end or op.t_finish) + seconds
 
     def _dummy_plan(
         self, op: Operation, duration: float, stages: list[str]

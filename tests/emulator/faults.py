@@ -7,7 +7,9 @@ A rule is a JSON object; see the README ("Fault rules") for the format. Kinds:
   `latency` (delay, then handle normally; several latency rules add up);
 * consulted by the handlers: `concurrent` (422 Concurrent operations on run), `executable` (/run answers 500
   `key [EXECUTABLE] doesn't exist` but still queues the job), `fail_stage` (the run operation fails at a named
-  stage), `not_unique` (POST /instances answers 400 `not unique` for a display name already in use),
+  stage), `stall` (a cold start: the run operation stays queued `ms` longer), `not_unique` (POST /instances
+  answers 400 `not unique` for a display name already in use), `operation_exists` (POST /instanceOperations
+  answers 409, or `status`, with the Location of an unfinished operation of the same kind on the instance),
   `raw_status` (explainedStatus values replaced by localised raw ones such as `Running`, `Приостановлена`).
 """
 
@@ -20,13 +22,15 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 PRE_KINDS = ("http", "unauthorized", "reset")
-HANDLER_KINDS = ("concurrent", "executable", "fail_stage", "not_unique", "raw_status")
+HANDLER_KINDS = ("concurrent", "executable", "fail_stage", "stall", "not_unique", "operation_exists", "raw_status")
 KINDS = (*PRE_KINDS, "latency", *HANDLER_KINDS)
 RUN_PATH = "/instanceOperations/*/run"
 DEFAULT_TARGETS: dict[str, tuple[str, str]] = {
     "concurrent": (RUN_PATH, "POST"),
     "executable": (RUN_PATH, "POST"),
     "fail_stage": (RUN_PATH, "POST"),
+    "stall": (RUN_PATH, "POST"),
+    "operation_exists": ("/instanceOperations", "POST"),
     "not_unique": ("/instances", "POST"),
     "raw_status": ("/instances*", "GET"),
 }
@@ -42,10 +46,10 @@ class FaultRule:
     probability: float = 1.0
     skip: int = 0  # let the first `skip` matching requests through
     form: str | None = None  # only for one endpoint form: gateway | legacy | pathinfo
-    status: int | None = None  # http
+    status: int | None = None  # http; operation_exists (409 default, or 400)
     body: Any = None  # http: response body (JSON); default a CFML-style error
     retry_after: int | None = None  # http: Retry-After header (429 defaults to 1)
-    ms: int = 0  # latency
+    ms: int = 0  # latency; stall (extra queue time)
     commit: bool | None = None  # the request still takes effect although the client gets the fault
     stage: str | int | None = None  # fail_stage: stage name or 1-based index (default: the last stage)
     error: str | None = None  # fail_stage: the errorLog text

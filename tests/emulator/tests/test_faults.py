@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.emulator.server import EmulatorServer
-from tests.emulator.tests.api import PLAIN, Api
+from tests.emulator.tests.api import PLAIN, Api, uid_from
 from tests.emulator.tests.helpers import running_s3, running_zone
 
 
@@ -208,3 +208,39 @@ def test_faults_from_start_up_options() -> None:
         client = Api(emu)
         assert [client.get("/services/1").status_code for _ in range(2)] == [503, 200]
         client.close()
+
+
+@pytest.mark.parametrize("status", [None, 400])
+def test_operation_exists_conflict_carries_location(emu: EmulatorServer, api: Api, name: str, status: Any) -> None:
+    """deck-api.md 2.2/5.4: 409 (or 400) + Location of the existing operation; the client reuses it."""
+    zone = api.new_instance(110, name)
+    first = api.new_operation(zone, "create")
+    rule: dict[str, Any] = {"kind": "operation_exists", "count": 1}
+    if status:
+        rule["status"] = status
+    emu.set_faults([rule])
+    r = api.post("/instanceOperations", {"instanceUid": zone, "operation": "create"})
+    assert r.status_code == (status or 409)
+    assert uid_from(r) == first
+    assert api.new_operation(zone, "create") != first  # the rule fired once
+
+
+def test_operation_exists_only_fires_on_a_real_conflict(emu: EmulatorServer, api: Api, name: str) -> None:
+    emu.set_faults([{"kind": "operation_exists"}])
+    zone = api.new_instance(110, name)
+    assert api.post("/instanceOperations", {"instanceUid": zone, "operation": "create"}).status_code == 201
+    assert emu.faults()[0]["fired"] == 0
+
+
+def test_cold_start_stall_keeps_the_operation_pending(frozen: EmulatorServer, api: Api, name: str) -> None:
+    """deck-api.md 5.4 cold-start stalls: the job stays queued (isPending, no dtStart) for a while."""
+    frozen.configure(op_duration=10)
+    frozen.set_faults([{"kind": "stall", "ms": 60000, "count": 1}])
+    zone = api.new_instance(110, name)
+    op = api.start(zone, "create", {"zoneName": "stall.example"})
+    frozen.clock.advance(50)
+    body = api.operation(op)
+    assert body["isPending"] is True and body["dtStart"] is None and body["stages"] == []
+    assert api.instance(zone)["operationIsPending"] is True
+    frozen.clock.advance(20)
+    assert api.operation(op)["isSuccessful"] is True
