@@ -4,7 +4,7 @@
 # ansible-test only works from a real directory named .../ansible_collections/nubes/cloud (it
 # resolves symlinks, so the .collections symlink is not enough). This script copies the files git
 # knows about (tracked plus untracked-but-not-ignored, as they are in the work tree) into
-# .cache/sanity/ansible_collections/nubes/cloud and runs there. Extra arguments go to
+# .cache/sanity/run.XXXXXX/ansible_collections/nubes/cloud, runs there and removes the copy. Extra arguments go to
 # ansible-test, e.g. `tests/sanity/run.sh --test pep8`.
 # Set SANITY_FILES=committed to check HEAD's content instead of the work tree.
 set -euo pipefail
@@ -35,8 +35,11 @@ if [ ! -f "$get_pip_cache" ]; then
   echo "sanity: wrote offline pip bootstrap $get_pip_cache"
 fi
 
-dest="$root/.cache/sanity/ansible_collections/nubes/cloud"
-rm -rf "$dest"
+# One copy per run, so parallel runs (several engineers, CI jobs) never share a directory.
+mkdir -p "$root/.cache/sanity"
+run_dir=$(mktemp -d "$root/.cache/sanity/run.XXXXXX")
+trap 'rm -rf "$run_dir"' EXIT
+dest="$run_dir/ansible_collections/nubes/cloud"
 mkdir -p "$dest"
 if [ "${SANITY_FILES:-worktree}" = committed ]; then
   git archive --format=tar HEAD | tar -xf - -C "$dest"
