@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by tests/cluster/{up,down,env,status}: runs the Python launcher with the repo's venv
 # Python when it exists, else python3 (the launcher uses the standard library only).
 _cluster_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
