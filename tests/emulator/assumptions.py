@@ -47,7 +47,8 @@ LIST_ITEM_FIELDS: Final = (
     "lastOperationUid",
     "instanceConfigDtCreated",
 )
-FIELDS_ALWAYS_INCLUDED: Final = ("instanceUid", "instanceOperationUid")  # identity survives `?fields=`
+INSTANCE_ID_FIELDS: Final = ("instanceUid",)  # identity survives `?fields=`
+OPERATION_ID_FIELDS: Final = ("instanceOperationUid",)
 
 # --- display names (emulator-contract.md: not unique by default; deleted instances keep their names) ---
 UNIQUE_DISPLAY_NAMES_DEFAULT: Final = False

@@ -71,6 +71,7 @@ class Emulator:
         self.instances: dict[str, Instance] = {}
         self.ops: dict[str, Operation] = {}
         self.row_index: dict[str, str] = {}  # param-row uid (lower) -> operation uid
+        self._unapplied: set[str] = set()  # submitted operations whose effects are not applied yet
         self._ids = random.Random(seed)
         self._secrets = random.Random(seed + 1)
         self.state_file = state_file
@@ -124,6 +125,8 @@ class Emulator:
             self.ops[op.uid.lower()] = op
             for row in op.rows.values():
                 self.row_index[row.uid.lower()] = op.uid
+            if op.t_finish is not None and not op.applied:
+                self._unapplied.add(op.uid.lower())
         offset = data.get("clock_offset")
         if isinstance(offset, (int, float)) and offset > self.clock.offset:
             self.clock.advance(offset - self.clock.offset)
@@ -148,6 +151,7 @@ class Emulator:
             self.instances.clear()
             self.ops.clear()
             self.row_index.clear()
+            self._unapplied.clear()
             self.dirty = True
 
     # ------------------------------------------------------------------ time
@@ -156,10 +160,13 @@ class Emulator:
 
     def settle(self, now: float) -> None:
         """Apply the effects of every operation that finished by `now`, oldest finish first."""
-        due = [op for op in self.ops.values() if not op.applied and op.t_finish is not None and op.t_finish <= now]
+        if not self._unapplied:
+            return
+        due = [op for uid in self._unapplied if (op := self.ops[uid]).t_finish is not None and op.t_finish <= now]
         for op in sorted(due, key=lambda o: (o.t_finish or 0.0, o.created)):
             self._apply(op)
             op.applied = True
+            self._unapplied.discard(op.uid.lower())
             self.dirty = True
 
     def active_op(self, inst: Instance, now: float) -> Operation | None:
@@ -213,7 +220,7 @@ class Emulator:
             size = min(_positive_int(size_raw, A.DEFAULT_PAGE_SIZE, "pageSize"), A.MAX_PAGE_SIZE)
             chosen = items[(page - 1) * size : page * size]
             fields = _fields(query) or list(A.LIST_ITEM_FIELDS)
-            results = [views.select(views.instance_view(self, i, now), fields) for i in chosen]
+            results = [views.select(views.instance_view(self, i, now), fields, A.INSTANCE_ID_FIELDS) for i in chosen]
             return Response(200, {"results": results, A.LIST_COUNT_KEY: len(items)})
 
     def get_instance(self, uid: str, query: dict[str, str]) -> Response:
@@ -223,7 +230,7 @@ class Emulator:
             inst = self._instance_or_404(uid)
             view = views.instance_view(self, inst, now)
             fields = _fields(query)
-            return Response(200, {"instance": views.select(view, fields) if fields else view})
+            return Response(200, {"instance": views.select(view, fields, A.INSTANCE_ID_FIELDS) if fields else view})
 
     def create_instance(self, body: Any, ctx: RequestContext) -> Response:
         body = _object(body, A.TAG_INSTANCES)
@@ -373,7 +380,9 @@ class Emulator:
             op = self._op_or_404(uid)
             view = views.operation_view(self, op, now)
             fields = _fields(query)
-            return Response(200, {"instanceOperation": views.select(view, fields) if fields else view})
+            return Response(
+                200, {"instanceOperation": views.select(view, fields, A.OPERATION_ID_FIELDS) if fields else view}
+            )
 
     def default_operation(self, svc_op_id: str, query: dict[str, str]) -> Response:
         oid = _parse_int(svc_op_id, "svcOperationId", A.TAG_OPERATIONS)
@@ -381,7 +390,7 @@ class Emulator:
             raise cfml_error(404, f"Service operation {oid} not found", A.TAG_OPERATIONS)
         view = self.catalogue.operation_view(oid)
         fields = _fields(query)
-        return Response(200, {"svcOperation": views.select(view, fields, always=()) if fields else view})
+        return Response(200, {"svcOperation": views.select(view, fields) if fields else view})
 
     def list_operations(self, query: dict[str, str]) -> Response:
         if "instanceUid" in query:
@@ -590,6 +599,7 @@ class Emulator:
             op.t_finish = op.t_start + step * (fail_index + 1)
         else:
             op.t_finish = op.t_planned_end
+        self._unapplied.add(op.uid.lower())
         if op.operation == "delete" and fail_index is None:
             self._plan_followup(op, inst, duration)
 
@@ -646,6 +656,7 @@ class Emulator:
         follow.t_planned_end = follow.t_finish = op.t_finish + max(duration * A.FOLLOWUP_DURATION_FRACTION, 0.001)
         op.followup_uid = uid
         self.ops[uid.lower()] = follow
+        self._unapplied.add(uid.lower())
         inst.operation_uids.append(uid)
 
     # ------------------------------------------------------------------ effects

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 Json = dict[str, Any]
 
 
-def select(view: Json, fields: Iterable[str], always: Iterable[str] = A.FIELDS_ALWAYS_INCLUDED) -> Json:
+def select(view: Json, fields: Iterable[str], always: Iterable[str] = ()) -> Json:
     wanted = list(fields)
     keep = [k for k in always if k in view and k not in wanted] + wanted
     return {k: view[k] for k in keep if k in view}
