@@ -267,19 +267,30 @@ def _apply_object(
         # The type is not served yet (a CRD of the set is not established): wait.
         ctx.api.discovery.invalidate(desired.group, desired.version)
         return False
+    now = format_time(ctx.clock())
+    never_written = item.lastAppliedAt is None and item.phase == c.PHASE_SCHEDULED_FOR_APPLICATION
     try:
-        live = reader.get(res, desired.namespace, desired.name)
+        # An object we never wrote and that is not in the owner-label LIST is created right away (no GET): if it
+        # exists after all, the create fails with a conflict and the normal path below reads it.
+        live = reader.get(res, desired.namespace, desired.name, owned_only=never_written)
     except ApiError as exc:
         if exc.status in STORAGE_NOT_READY:
             return False  # the type's storage is still initialising: not ready yet
         raise
-    now = format_time(ctx.clock())
     if live is None:
         body = writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx)
-        writer.create(ctx.api, res, body, item.updatePolicy, ctx)
-        item.phase = c.PHASE_CREATING
-        item.lastAppliedAt = now
-        return False
+        try:
+            writer.create(ctx.api, res, body, item.updatePolicy, ctx)
+        except ApiError as exc:
+            if exc.status != 409 or not never_written:
+                raise
+            live = ctx.api.get(res, desired.namespace, desired.name)
+            if live is None:
+                raise
+        else:
+            item.phase = c.PHASE_CREATING
+            item.lastAppliedAt = now
+            return False
     live_digest = _annotations(live).get(ctx.markers.digest_annotation, "")
     both_once = live_digest == c.ONCE_DIGEST and item.digest == c.ONCE_DIGEST
     stale = live_digest != item.digest or _reapply_due(ctx, item, desired.policies.reapply_interval)
@@ -437,10 +448,12 @@ _PENDING = "pending"
 
 def _delete_item(ctx: EngineContext, reader: LiveReader, item: InventoryItem, for_component_deletion: bool) -> str:
     res = _item_resource(ctx, item)
-    live = reader.get(res, item.namespace, item.name)
+    is_type = is_type_definition(item.group, item.kind)
+    # Absent and "not ours" both end in dropping the item (orphaning a foreign object needs no write unless it is
+    # a type definition carrying our finalizer), so the owner-label LIST suffices for everything else.
+    live = reader.get(res, item.namespace, item.name, owned_only=not is_type)
     if live is None or res is None:
         return _DROP
-    is_type = is_type_definition(item.group, item.kind)
     if item.phase == c.PHASE_DELETING:
         if _terminating(live):
             if is_type and _is_ours(ctx, live):

@@ -57,8 +57,14 @@ class LiveReader:
                 self._lists[key] = {str(item["metadata"]["name"]): item for item in items}
                 self._complete[key] = unfiltered
 
-    def get(self, res: Optional[ResourceInfo], namespace: str, name: str) -> Optional[Dict[str, Any]]:
-        """The live object, or None when absent (unknown types count as absent)."""
+    def get(
+        self, res: Optional[ResourceInfo], namespace: str, name: str, owned_only: bool = False
+    ) -> Optional[Dict[str, Any]]:
+        """The live object, or None when absent (unknown types count as absent).
+
+        ``owned_only``: the caller treats "exists but not labelled by us" like "absent", so an object missing from
+        the owner-label LIST needs no GET.
+        """
         if res is None:
             return None
         key = (res, namespace if res.namespaced else "")
@@ -68,7 +74,7 @@ class LiveReader:
         if listed is not None:
             if name in listed:
                 return listed[name]
-            if complete:
+            if complete or owned_only:
                 return None
         return self.api.get(res, key[1], name)
 
