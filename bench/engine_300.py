@@ -1,8 +1,8 @@
 """Benchmark: first apply, no-op re-apply and deletion of 300 objects with the component engine.
 
-Usage: KUBECONFIG=<admin kubeconfig> .venv/bin/python bench/engine_300.py [--objects 300] [--workers 8]
-(without KUBECONFIG it runs tests/cluster/up). Prints one JSON document: API calls by method, engine steps and
-wall time for each phase. Results go to stdout only; nothing is asserted here.
+Usage: .venv/bin/python bench/engine_300.py [--objects 300] [--workers 8]
+(starts the local test cluster with tests/cluster/up; NUBES_TEST_EXTERNAL_CLUSTER=1 KUBECONFIG=<path> uses yours).
+Prints one JSON document: API calls by method, engine steps and wall time for each phase. Results go to stdout only; nothing is asserted here.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import Compone
 
 
 def kubeconfig() -> str:
-    if os.environ.get("KUBECONFIG"):
+    """Like the pytest fixture: your KUBECONFIG with NUBES_TEST_EXTERNAL_CLUSTER=1, else the local test cluster."""
+    if os.environ.get("NUBES_TEST_EXTERNAL_CLUSTER") == "1" and os.environ.get("KUBECONFIG"):
         return os.environ["KUBECONFIG"]
     out = subprocess.run([str(ROOT / "tests/cluster/up")], capture_output=True, text=True, check=True).stdout
     return out.strip().splitlines()[-1].partition("=")[2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s import engine
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import ComponentStatus, run_until_done
 from tests.integration.k8s.engine_harness import OWNER_LABEL, Component, configmap
 
 pytestmark = pytest.mark.cluster
@@ -110,3 +111,71 @@ def test_crash_between_calls_restarts_from_persisted_inventory(comp: Component) 
     comp.converge(objects)
     assert comp.owned("v1", "ConfigMap") == [f"c{i}" for i in range(5)]
     assert {v for v in comp.phases().values()} == {READY}
+
+
+def test_delete_order_waves(comp: Component) -> None:
+    """Delete waves run in ascending delete-order; a wave starts only when the previous one is gone (3.4)."""
+    objects = [configmap("late", delete_order="2"), configmap("first", delete_order="-1"), configmap("mid")]
+    comp.converge(objects)
+    assert [i.name for i in comp.inventory] == ["first", "mid", "late"]  # stored in deletion order
+    deleting, waiting = ("Deleting", "Terminating"), ("ScheduledForDeletion", "Terminating")
+    assert comp.delete() is False
+    assert comp.phases() == {"ConfigMap/first": deleting, "ConfigMap/mid": waiting, "ConfigMap/late": waiting}
+    assert comp.delete() is False  # "first" gone; wave 0 starts
+    assert comp.phases() == {"ConfigMap/mid": deleting, "ConfigMap/late": waiting}
+    assert comp.get("v1", "ConfigMap", "late") is not None
+    assert comp.delete() is False
+    assert comp.phases() == {"ConfigMap/late": deleting}
+    assert comp.delete() is True
+    assert comp.inventory == []
+    assert comp.owned("v1", "ConfigMap") == []
+
+
+def test_run_until_done_states(comp: Component) -> None:
+    """C7 / 1.3: run_until_done persists after each step and ends Ready; deletion ends with an empty inventory."""
+    states = []
+
+    def persist(inventory: list, status: ComponentStatus) -> None:  # type: ignore[type-arg]
+        states.append((status.state, status.reason, len(inventory)))
+
+    result = run_until_done("apply", comp.inventory, comp.ctx, persist, [configmap("a"), configmap("b")], timeout=60)
+    assert result.done and result.status.state == "Ready" and result.status.ready_status == "True"
+    assert states[0] == ("Processing", "Processing", 2)  # the write-ahead step was persisted
+    assert states[-1] == ("Ready", "Ready", 2)
+    assert result.api_calls["total"] > 0
+    states.clear()
+    result = run_until_done("delete", comp.inventory, comp.ctx, persist, timeout=60)
+    assert result.done and comp.inventory == []
+    assert states[0][:2] == ("Deleting", "DeletionProcessing")
+
+
+def test_run_until_done_timeout(comp: Component) -> None:
+    """C14 / 1.3: objects that never become ready end the run in Error with reason Timeout."""
+    never_ready = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "unschedulable"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "u"}},
+            "template": {
+                "metadata": {"labels": {"app": "u"}},
+                "spec": {"nodeSelector": {"no-such-node": "x"}, "containers": [{"name": "c", "image": "fake"}]},
+            },
+        },
+    }
+    result = run_until_done("apply", comp.inventory, comp.ctx, lambda *_: None, [never_ready], timeout=3)
+    assert not result.done
+    assert (result.status.state, result.status.reason, result.status.ready_status) == ("Error", "Timeout", "False")
+    assert comp.phases() == {"Deployment/unschedulable": ("Creating", "InProgress")}
+
+
+def test_impersonation_without_rights_is_refused(kubeconfig: str, kube_namespace: str) -> None:
+    """C12: impersonation headers are sent; a user without rights gets a clear 403."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.k8s.client import Connection, KubeApi
+    from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ApiError
+
+    api = KubeApi(Connection.from_kubeconfig(kubeconfig, impersonate_user="carol", impersonate_groups=["nobody"]))
+    with pytest.raises(ApiError) as err:
+        api.cluster_uid()
+    assert err.value.status == 403 and "carol" in str(err.value)
