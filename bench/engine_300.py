@@ -2,7 +2,8 @@
 
 Usage: .venv/bin/python bench/engine_300.py [--objects 300] [--workers 8]
 (starts the local test cluster with tests/cluster/up; NUBES_TEST_EXTERNAL_CLUSTER=1 KUBECONFIG=<path> uses yours).
-Prints one JSON document: API calls by method, engine steps and wall time for each phase. Results go to stdout only; nothing is asserted here.
+Prints one JSON document: API calls by method, engine steps and wall time for each phase.
+Results go to stdout only; nothing is asserted here.
 """
 
 from __future__ import annotations
