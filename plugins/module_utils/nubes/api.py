@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ApiResponse
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, OutcomeUnknownError
@@ -14,7 +14,9 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import (
     uid_from_body,
     uid_from_location,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RETRYABLE_READ_STATUSES
 
+READ_ROUNDS = 3
 PAGE_SIZE = 100
 MAX_PAGES = 100
 RUN_EXECUTABLE_QUIRK = "key [EXECUTABLE] doesn't exist"
@@ -32,15 +34,33 @@ class RunOutcome:
 class DeckApi:
     """One method per API call; every non-2xx answer becomes an ApiError with a useful message."""
 
-    def __init__(self, client: ApiClient) -> None:
+    def __init__(self, client: ApiClient, read_rounds: int = READ_ROUNDS) -> None:
         self.client = client
+        self.read_rounds = max(1, read_rounds)
+
+    def _read(self, path: str, query: Optional[Mapping[str, Any]] = None) -> ApiResponse:
+        """A GET with the P32-P34 retries; when the last answer is still transient, the whole retry round is
+        repeated (up to `read_rounds`). Reads are safe to repeat, so a flapping gateway does not fail a task
+        (beyond the seed: more patience, never less)."""
+        for round_number in range(self.read_rounds):
+            last_round = round_number == self.read_rounds - 1
+            try:
+                response = self.client.send("GET", path, query)
+            except ApiError:
+                if last_round:
+                    raise
+            else:
+                if last_round or response.status not in RETRYABLE_READ_STATUSES:
+                    return response
+            self.client.sleep(self.client.policy.delay(len(self.client.policy.backoff) - 1))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # -- instances ---------------------------------------------------------------------------
 
     def get_instance(self, uid: str) -> Optional[Instance]:
         """The instance, or None when the API says it does not exist (K2: plain not found)."""
         path = f"/instances/{uid}"
-        response = self.client.send("GET", path)
+        response = self._read(path)
         if response.status == 404:
             return None
         if not response.ok:
@@ -62,7 +82,7 @@ class DeckApi:
         seen = 0
         while page <= MAX_PAGES:
             query = {"serviceId": service_id, "page": page, "pageSize": PAGE_SIZE}
-            response = self.client.send("GET", "/instances", query)
+            response = self._read("/instances", query)
             if not response.ok:
                 raise self.client.error(f"listing instances of service {service_id}", "GET", "/instances", response)
             body = response.body if isinstance(response.body, dict) else {}
@@ -132,7 +152,7 @@ class DeckApi:
     def get_operation(self, op_uid: str, with_params: bool = False) -> Operation:
         path = f"/instanceOperations/{op_uid}"
         query = {"fields": "cfsParams"} if with_params else None
-        response = self.client.send("GET", path, query)
+        response = self._read(path, query)
         if not response.ok:
             raise self.client.error(f"reading operation {op_uid}", "GET", path, response)
         data = _unwrap(response.body, "instanceOperation")
@@ -159,7 +179,7 @@ class DeckApi:
 
     def validate(self, op_uid: str) -> None:
         path = f"/instanceOperations/{op_uid}/validate-cfs"
-        response = self.client.send("GET", path)
+        response = self._read(path)
         if response.status >= 400:
             raise self.client.error(
                 f"validating the params of operation {op_uid}",
@@ -186,14 +206,14 @@ class DeckApi:
 
     def get_service(self, service_id: int) -> Dict[str, Any]:
         path = f"/services/{service_id}"
-        response = self.client.send("GET", path)
+        response = self._read(path)
         if not response.ok:
             raise self.client.error(f"reading service {service_id}", "GET", path, response)
         return _unwrap(response.body, "svc") or {}
 
     def get_service_operation(self, svc_operation_id: int) -> Dict[str, Any]:
         path = f"/serviceOperation/{svc_operation_id}"
-        response = self.client.send("GET", path)
+        response = self._read(path)
         if not response.ok:
             raise self.client.error(f"reading service operation {svc_operation_id}", "GET", path, response)
         return _unwrap(response.body, "svcOperation") or {}

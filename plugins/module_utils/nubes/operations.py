@@ -16,6 +16,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi, RunOutcome
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
+    ApiError,
     NubesError,
     OperationFailedError,
     OperationTimeoutError,
@@ -23,6 +24,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import CfsParam, Instance, Operation, same_uid
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import dump_json, zero_value
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RETRYABLE_READ_STATUSES
 
 DELETED_MARKERS = ("услуга удалена", "already deleted", "not found")
 POLL_FIRST = 0.25
@@ -135,7 +137,12 @@ class OperationExecutor:
         if not instance.busy:
             return instance
         for _ in self.poller.intervals(timeout):
-            current = self.api.get_instance(instance.uid)
+            try:
+                current = self.api.get_instance(instance.uid)
+            except ApiError as exc:
+                if not transient(exc):
+                    raise
+                continue  # a poll that failed even after retries: poll again (deck-api 6, RN-legacy)
             if current is None or not current.busy:
                 return current or instance
         raise OperationTimeoutError(
@@ -199,7 +206,12 @@ class OperationExecutor:
         """Poll until dtFinish is set; raise OperationFailedError / OperationTimeoutError."""
         operation: Optional[Operation] = None
         for _ in self.poller.intervals(timeout):
-            operation = self.api.get_operation(op_uid)
+            try:
+                operation = self.api.get_operation(op_uid)
+            except ApiError as exc:
+                if not transient(exc):
+                    raise
+                continue  # a poll that failed even after retries: poll again (deck-api 6, RN-legacy)
             if operation.finished:
                 check_success(operation, name)
                 return OperationResult(op_uid, name, True, operation.duration)
@@ -211,6 +223,11 @@ class OperationExecutor:
             "keeps running in the cloud); re-run the task to wait for it, or raise wait_timeout",
             operation={"uid": op_uid, "name": name},
         )
+
+
+def transient(error: ApiError) -> bool:
+    """A read that failed for a transient reason (P34 statuses, or no answer at all)."""
+    return error.status is None or error.status in RETRYABLE_READ_STATUSES
 
 
 def check_success(operation: Operation, name: str) -> None:
