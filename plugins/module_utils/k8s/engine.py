@@ -21,6 +21,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.k8s.digest import item
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import (
     ApiError,
     EngineError,
+    MissingNamespaceError,
     OwnerConflictError,
     ValidationError,
 )
@@ -282,6 +283,12 @@ def _apply_object(
         try:
             writer.create(ctx.api, res, body, item.updatePolicy, ctx)
         except ApiError as exc:
+            if exc.status == 404 and (exc.body.get("details") or {}).get("kind") == "namespaces":
+                raise MissingNamespaceError(
+                    f"cannot create {desired.describe()}: namespace {desired.namespace} does not exist and the "
+                    "missing-namespaces policy is DoNotCreate; create the namespace, add it to the objects, or set "
+                    "the policy to Create"
+                ) from None
             if exc.status != 409 or not never_written:
                 raise
             live = ctx.api.get(res, desired.namespace, desired.name)

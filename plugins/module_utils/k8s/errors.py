@@ -21,6 +21,10 @@ class OwnerConflictError(EngineError):
     """An object exists and the adoption policy forbids taking it over."""
 
 
+class MissingNamespaceError(EngineError):
+    """An object's namespace does not exist and the missing-namespaces policy forbids creating it."""
+
+
 class DeletionBlockedError(EngineError):
     """Instances of managed types (not owned by this component) exist."""
 

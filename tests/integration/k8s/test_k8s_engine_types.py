@@ -8,7 +8,7 @@ from typing import Any, Dict, Iterator
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s import engine
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ApiError
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import MissingNamespaceError
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.inventory import TypeInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import Defaults
 from tests.integration.k8s.engine_harness import Component, configmap, crd, instance, unique
@@ -160,8 +160,20 @@ def test_missing_namespace_do_not_create(kubeconfig: str, kube_namespace: str) -
     objects = [configmap("x") | {"metadata": {"name": "x", "namespace": ns}}]
     assert comp.apply(objects) is False
     assert comp.phases() == {"ConfigMap/x": SA}
-    with pytest.raises(ApiError) as err:
+    with pytest.raises(MissingNamespaceError, match=f"namespace {ns} does not exist.*DoNotCreate"):
         comp.apply(objects)
-    assert err.value.status == 404
     assert comp.phases() == {"ConfigMap/x": SA}
     assert comp.get("v1", "Namespace", ns, namespace="") is None
+
+
+def test_orphaned_crd_loses_our_finalizer(comp: Component, group: str) -> None:
+    """Orphaning a CRD (delete-policy orphan) removes our finalizer so others can delete it (3.3 step 14)."""
+    name = f"doodads.{group}"
+    comp.converge([crd(group, "Doodad", "doodads", delete_policy="orphan"), configmap("keep")])
+    live = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
+    assert live is not None and "component.nubes.cloud/finalizer" in live["metadata"]["finalizers"]
+    comp.converge([configmap("keep")])
+    assert list(comp.phases()) == ["ConfigMap/keep"]
+    live = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
+    assert live is not None and "component.nubes.cloud/finalizer" not in (live["metadata"].get("finalizers") or [])
+    comp.api.delete(comp.resource("apiextensions.k8s.io/v1", "CustomResourceDefinition"), "", name)
