@@ -97,7 +97,7 @@ def shape(entries: List[Dict[str, Any]]) -> List[str]:
     for entry in entries:
         if entry["method"] == "GET" and entry["status"] in TRANSIENT:
             continue
-        line = "%s %s" % (entry["method"], UUID.sub("<uid>", entry["path"]))
+        line = "{} {}".format(entry["method"], UUID.sub("<uid>", entry["path"]))
         fields = (entry.get("query") or {}).get("fields")
         if fields:
             line += "?fields=" + fields

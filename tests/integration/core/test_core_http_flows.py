@@ -39,7 +39,7 @@ def test_create_then_noop(task: RunTask, specs: Dict[str, Any], emu: Any, name: 
     """P20/K3 create: list by name, POST /instances, create op flow; P16 no-op: exactly ONE GET."""
     result, log = task(specs["s3"], **s3_args(name))
     assert result["changed"] and result["status"] == "running" and result["operations"] == ["create"]
-    assert shape(log) == ["GET /instances", "POST /instances"] + operation_flow("create", 2)
+    assert shape(log) == ["GET /instances", "POST /instances", *operation_flow("create", 2)]
     assert len(live_instances(emu, 12, name)) == 1
     record = recorded(task, "s3", name)
     assert record["instance_uid"] == result["instance_uid"] and record["status"] == "present"
@@ -80,7 +80,7 @@ def test_redeploy_only_when_git_revision_changes(task: RunTask, specs: Dict[str,
     args["git_revision"] = "r2"
     result, log = task(specs["flask"], **args)
     assert result["operations"] == ["redeploy"]
-    assert shape(log) == ["GET /instances/<uid>"] + operation_flow("redeploy", 1)
+    assert shape(log) == ["GET /instances/<uid>", *operation_flow("redeploy", 1)]
 
 
 def test_suspend_on_destroy_then_resume_with_adopt(
@@ -91,7 +91,7 @@ def test_suspend_on_destroy_then_resume_with_adopt(
     created, _ = task(specs["postgres"], **args)
     gone, log = task(specs["postgres"], resource_name=name, state="absent")
     assert gone["operations"] == ["suspend"] and gone["status"] == "suspended"
-    assert shape(log) == ["GET /instances/<uid>"] + operation_flow("suspend", 0)
+    assert shape(log) == ["GET /instances/<uid>", *operation_flow("suspend", 0)]
     assert recorded(task, "postgres", name) is None
 
     with pytest.raises(Exception, match="adopt_existing_on_create=true"):
@@ -99,7 +99,7 @@ def test_suspend_on_destroy_then_resume_with_adopt(
     back, log = task(specs["postgres"], adopt_existing_on_create=True, **args)
     assert back["operations"] == ["resume"] and back["status"] == "running"
     assert back["instance_uid"] == created["instance_uid"]
-    assert shape(log) == ["GET /instances"] + operation_flow("resume", 0)
+    assert shape(log) == ["GET /instances", *operation_flow("resume", 0)]
     assert recorded(task, "postgres", name)["instance_uid"] == created["instance_uid"]
     assert len(live_instances(emu, 90, name)) == 1
 
@@ -114,10 +114,10 @@ def test_state_only_destroy_makes_no_request(task: RunTask, specs: Dict[str, Any
 
 def test_delete_of_non_suspendable_service(task: RunTask, specs: Dict[str, Any], emu: Any, name: str) -> None:
     """P29: the delete operation for services that cannot be suspended (the follow-up op is not an error)."""
-    created, _ = task(specs["s3"], **s3_args(name))
+    _created, _ = task(specs["s3"], **s3_args(name))
     result, log = task(specs["s3"], resource_name=name, state="absent")
     assert result["operations"] == ["delete"] and result["status"] == "deleted"
-    assert shape(log) == ["GET /instances/<uid>"] + operation_flow("delete", 0)
+    assert shape(log) == ["GET /instances/<uid>", *operation_flow("delete", 0)]
     assert live_instances(emu, 12, name) == []
     again, log = task(specs["s3"], resource_name=name, state="absent")
     assert not again["changed"]
@@ -130,7 +130,7 @@ def test_subresource_create_modify_delete(task: RunTask, specs: Dict[str, Any], 
     user = {"parent_instance_uid": parent["instance_uid"], "username": "app", "password": "Pw-0123456789"}
     created, log = task(pg, "subresource", "user", role="readonly", **user)
     assert created["operations"] == ["create_user"]
-    assert shape(log) == ["GET /instances/<uid>"] + operation_flow("create_user", 4, poll_instance_after=False)
+    assert shape(log) == ["GET /instances/<uid>", *operation_flow("create_user", 4, poll_instance_after=False)]
     same, log = task(pg, "subresource", "user", role="readonly", **user)
     assert same["operations"] == [] and shape(log) == ["GET /instances/<uid>"]
     modified, log = task(pg, "subresource", "user", role="owner", **user)
@@ -139,7 +139,7 @@ def test_subresource_create_modify_delete(task: RunTask, specs: Dict[str, Any], 
         pg, "subresource", "user", state="absent", parent_instance_uid=parent["instance_uid"], username="app"
     )
     assert deleted["operations"] == ["delete_user"]
-    assert shape(log) == ["GET /instances/<uid>"] + operation_flow("delete_user", 1, poll_instance_after=False)
+    assert shape(log) == ["GET /instances/<uid>", *operation_flow("delete_user", 1, poll_instance_after=False)]
     instance = next(i for i in emu.instances() if i["instanceUid"] == parent["instance_uid"])
     assert [u for u in (instance["state"].get("subresources") or {}).get("user", []) if u["username"] == "app"] == []
 
@@ -148,7 +148,7 @@ def test_wait_false_returns_after_run(task: RunTask, specs: Dict[str, Any], emu:
     """wait=false: return right after `run` with the operation uid; the next run waits and records."""
     result, log = task(specs["s3"], wait=False, **s3_args(name))
     assert result["operation"]["uid"] and not result["operation"]["finished"]
-    assert shape(log) == ["GET /instances", "POST /instances"] + operation_flow("create", 2)[:-2]
+    assert shape(log) == ["GET /instances", "POST /instances", *operation_flow("create", 2)[:-2]]
     assert recorded(task, "s3", name)["status"] == "creating"
     done, _ = task(specs["s3"], **s3_args(name))
     assert done["status"] == "running"
