@@ -40,7 +40,7 @@ def start_emulator(pin: bool) -> tuple[subprocess.Popen[str], str, str]:
 
 def measure(client: httpx.Client, url: str, count: int) -> float:
     started = time.perf_counter()
-    for _ in range(count):
+    for _index in range(count):
         response = client.get(url)
         if response.status_code != 200:
             raise SystemExit(f"GET {url} answered {response.status_code}: {response.text[:200]}")

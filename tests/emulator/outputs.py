@@ -24,7 +24,7 @@ def render(template: str, values: dict[str, Any], resolve_ref: Callable[[str, st
         alphabet = (
             string.ascii_uppercase + string.digits if "upper" in parts[2:] else string.ascii_letters + string.digits
         )
-        return "".join(rng.choice(alphabet) for _ in range(length))
+        return "".join(rng.choice(alphabet) for _index in range(length))
     if template.startswith("ip:"):
         a, b = template[3:].split(".")[:2]
         return f"{a}.{b}.{rng.randint(0, 255)}.{rng.randint(1, 254)}"

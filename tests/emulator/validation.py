@@ -14,7 +14,7 @@ from tests.emulator.model import Instance
 INTEGER = re.compile(r"^-?\d+$")
 UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
-InstanceLookup = Callable[[str], "Instance | None"]
+InstanceLookup = Callable[[str], Instance | None]
 Json = dict[str, Any]
 
 

@@ -87,6 +87,11 @@ def test_cli_token_command_mints_a_token_the_server_accepts() -> None:
 def test_cli_token_without_key_fails_clearly() -> None:
     env = {"PATH": "/usr/bin:/bin"}
     out = subprocess.run(
-        [sys.executable, "-m", "tests.emulator", "token"], capture_output=True, text=True, env=env, cwd=REPO
+        [sys.executable, "-m", "tests.emulator", "token"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        check=False,
     )
     assert out.returncode != 0 and "--key" in out.stderr

@@ -329,6 +329,6 @@ def test_unknown_endpoint_and_method(api: Api, emu: EmulatorServer) -> None:
 def test_keep_alive_http11(emu: EmulatorServer, api: Api) -> None:
     """Many requests over one HTTP/1.1 connection."""
     with httpx.Client(headers={"Authorization": f"Bearer {emu.token}"}) as client:
-        for _ in range(20):
+        for _index in range(20):
             r = client.get(emu.endpoint + "/services/1")
             assert r.status_code == 200 and r.http_version == "HTTP/1.1"

@@ -16,7 +16,7 @@ from tests.emulator.tests.helpers import running_s3, running_zone
 def test_http_status_faults(emu: EmulatorServer, api: Api, status: int) -> None:
     """P34 data: 429 (with Retry-After), 500, 502, 503, 504 for a count, then normal answers."""
     emu.set_faults([{"kind": "http", "status": status, "path": "/services/*", "method": "GET", "count": 2}])
-    first, second, third = (api.get("/services/1") for _ in range(3))
+    first, second, third = (api.get("/services/1") for _index in range(3))
     assert first.status_code == second.status_code == status
     assert third.status_code == 200
     if status == 429:
@@ -35,7 +35,7 @@ def test_http_fault_custom_body_and_retry_after(emu: EmulatorServer, api: Api) -
 def test_transient_401_for_a_valid_token(emu: EmulatorServer, api: Api) -> None:
     """P32/P33 data: the gateway answers 401 to a valid token a few times, then succeeds."""
     emu.set_faults([{"kind": "unauthorized", "path": "/instances*", "count": 2}])
-    statuses = [api.get("/instances").status_code for _ in range(3)]
+    statuses = [api.get("/instances").status_code for _index in range(3)]
     assert statuses == [401, 401, 200]
     assert api.get("/services/1").status_code == 200  # other paths are untouched
 
@@ -73,12 +73,12 @@ def test_form_filter(emu: EmulatorServer) -> None:
 
 def test_skip_lets_first_requests_through(emu: EmulatorServer, api: Api) -> None:
     emu.set_faults([{"kind": "http", "status": 500, "path": "/services/*", "skip": 2, "count": 1}])
-    assert [api.get("/services/1").status_code for _ in range(4)] == [200, 200, 500, 200]
+    assert [api.get("/services/1").status_code for _index in range(4)] == [200, 200, 500, 200]
 
 
 def _pattern(emu: EmulatorServer, api: Api, seed: int) -> list[int]:
     emu.set_faults([{"kind": "http", "status": 503, "path": "/services/*", "probability": 0.5}], seed=seed)
-    return [api.get("/services/1").status_code for _ in range(30)]
+    return [api.get("/services/1").status_code for _index in range(30)]
 
 
 def test_probability_is_reproducible_with_a_seed(emu: EmulatorServer, api: Api) -> None:
@@ -196,7 +196,7 @@ def test_admin_api_for_faults(emu: EmulatorServer, api: Api) -> None:
     assert r.status_code == 200 and r.json()["rules"][0]["status"] == 503
     PLAIN.post(f"{admin}/faults", json={"kind": "http", "status": 502, "count": 1})
     assert [rule["status"] for rule in PLAIN.get(f"{admin}/faults").json()["rules"]] == [503, 502]
-    assert [api.get("/services/1").status_code for _ in range(3)] == [503, 502, 200]
+    assert [api.get("/services/1").status_code for _index in range(3)] == [503, 502, 200]
     assert PLAIN.delete(f"{admin}/faults").json() == {"rules": []}
     bad = PLAIN.post(f"{admin}/faults", json={"kind": "nope"})
     assert bad.status_code == 400 and "kind must be one of" in bad.json()["error"]
@@ -206,7 +206,7 @@ def test_faults_from_start_up_options() -> None:
     rules = [{"kind": "http", "status": 503, "path": "/services/*", "count": 1}]
     with EmulatorServer(seed=5, faults=rules) as emu:
         client = Api(emu)
-        assert [client.get("/services/1").status_code for _ in range(2)] == [503, 200]
+        assert [client.get("/services/1").status_code for _index in range(2)] == [503, 200]
         client.close()
 
 
