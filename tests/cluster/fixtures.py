@@ -40,7 +40,7 @@ def kubeconfig() -> str:
         if not path or not Path(path).is_file():
             pytest.fail(f"{EXTERNAL_ENV}=1 needs KUBECONFIG=<path of an admin kubeconfig>; got {path!r}")
         return path
-    proc = subprocess.run([str(UP_SCRIPT)], capture_output=True, text=True)
+    proc = subprocess.run([str(UP_SCRIPT)], capture_output=True, text=True, check=False)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines or not lines[-1].startswith("KUBECONFIG="):
         pytest.fail(
@@ -120,7 +120,9 @@ class Kubectl:
         check: bool = True,
     ) -> subprocess.CompletedProcess[str]:
         argv = ["kubectl", f"--kubeconfig={kubeconfig or self.kubeconfig}", *args]
-        proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=KUBECTL_TIMEOUT_SECONDS)
+        proc = subprocess.run(
+            argv, input=stdin, capture_output=True, text=True, timeout=KUBECTL_TIMEOUT_SECONDS, check=False
+        )
         if check and proc.returncode != 0:
             raise KubectlError(f"kubectl {' '.join(args)} failed (exit {proc.returncode}): {proc.stderr.strip()}")
         return proc

@@ -19,7 +19,7 @@ def read_versions() -> dict[str, str]:
     for line in VERSIONS_FILE.read_text(encoding="utf-8").splitlines():
         line = line.strip()
         if line and not line.startswith("#") and "=" in line:
-            key, _, value = line.partition("=")
+            key, _sep, value = line.partition("=")
             versions[key.strip()] = value.strip()
     return versions
 

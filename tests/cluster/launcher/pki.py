@@ -26,7 +26,7 @@ class PkiError(RuntimeError):
 
 
 def _openssl(*args: str) -> None:
-    proc = subprocess.run(["openssl", *args], capture_output=True, text=True)
+    proc = subprocess.run(["openssl", *args], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise PkiError(f"openssl {args[0]} failed: {proc.stderr.strip()} (is openssl 3 on PATH?)")
 

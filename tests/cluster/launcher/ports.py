@@ -9,7 +9,7 @@ def free_ports(count: int) -> list[int]:
     """Distinct ports that were free a moment ago (all sockets are held open until all are chosen)."""
     sockets: list[socket.socket] = []
     try:
-        for _ in range(count):
+        for _index in range(count):
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.bind(("127.0.0.1", 0))
             sockets.append(sock)
