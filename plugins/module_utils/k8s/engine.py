@@ -521,7 +521,7 @@ def _delete_waves(ctx: EngineContext, inv: _Inventory, for_component_deletion: b
         pending = 0
         outcome = _run_all(ctx, lambda i: (i.key, _delete_item(ctx, reader, i, for_component_deletion)), instances)
         inv.drop({key for key, result in outcome if result == _DROP})
-        pending += sum(1 for _, result in outcome if result == _PENDING)
+        pending += sum(1 for _key, result in outcome if result == _PENDING)
         ready_others: List[InventoryItem] = []
         for item in others:
             if is_type_definition(item.group, item.kind) and any(
@@ -534,7 +534,7 @@ def _delete_waves(ctx: EngineContext, inv: _Inventory, for_component_deletion: b
                 ready_others.append(item)
         outcome = _run_all(ctx, lambda i: (i.key, _delete_item(ctx, reader, i, for_component_deletion)), ready_others)
         inv.drop({key for key, result in outcome if result == _DROP})
-        pending += sum(1 for _, result in outcome if result == _PENDING)
+        pending += sum(1 for _key, result in outcome if result == _PENDING)
         if pending:
             return False
     return not (

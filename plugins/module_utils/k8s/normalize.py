@@ -55,7 +55,7 @@ class DesiredObject:
 
 def split_api_version(api_version: str) -> Tuple[str, str]:
     """``apps/v1`` -> (``apps``, ``v1``); ``v1`` -> ("", ``v1``)."""
-    group, _, version = api_version.rpartition("/")
+    group, _sep, version = api_version.rpartition("/")
     return group, version
 
 
@@ -131,7 +131,7 @@ def _types_from_set(manifests: Sequence[Dict[str, Any]]) -> Tuple[Dict[Tuple[str
     crd_types: Dict[Tuple[str, str], bool] = {}
     apiservice_gvs: Set[Tuple[str, str]] = set()
     for manifest in manifests:
-        group, _ = split_api_version(manifest["apiVersion"])
+        group = split_api_version(manifest["apiVersion"])[0]
         spec = manifest.get("spec") or {}
         if (group, manifest["kind"]) == CRD:
             crd_types[(str(spec.get("group", "")), str((spec.get("names") or {}).get("kind", "")))] = (

@@ -165,7 +165,7 @@ def parse_status_hints(value: str) -> StatusHints:
         part = raw.strip()
         if not part:
             continue
-        name, _, argument = part.partition("=")
+        name, _sep, argument = part.partition("=")
         key = to_kebab(name)
         if key == "has-observed-generation" and not argument:
             hints.has_observed_generation = True

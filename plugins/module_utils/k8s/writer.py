@@ -133,7 +133,7 @@ def remove_finalizer(api: KubeApi, res: ResourceInfo, live: Mapping[str, Any], f
 
 def instance_resources(api: KubeApi, type_object: Mapping[str, Any]) -> List[ResourceInfo]:
     """Resources whose instances a CRD (first served version) or an APIService (all kinds of its version) defines."""
-    group, _ = split_api_version(str(type_object.get("apiVersion", "")))
+    group = split_api_version(str(type_object.get("apiVersion", "")))[0]
     spec = type_object.get("spec") or {}
     if (group, type_object.get("kind")) == CRD:
         served = [v for v in spec.get("versions") or [] if v.get("served")]

@@ -143,7 +143,7 @@ class Component:
         raise AssertionError(f"{kind}/{name} not in inventory: {self.phases()}")
 
     def resource(self, api_version: str, kind: str) -> ResourceInfo:
-        group, _, version = api_version.rpartition("/")
+        group, _sep, version = api_version.rpartition("/")
         res = self.api.discovery.resource(group, version, kind)
         if res is None:
             self.api.discovery.reset_misses()

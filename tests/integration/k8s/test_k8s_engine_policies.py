@@ -129,7 +129,7 @@ def test_takeover_from_kubectl_server_side_apply(comp: Component, kubectl: Any, 
     managers = {(e["manager"], e["operation"]) for e in live["metadata"]["managedFields"]}
     if policy == "ssa-override":
         assert ("component.nubes.cloud", "Apply") in managers
-        assert not any(m.startswith("kubectl") for m, _ in managers)
+        assert not any(m.startswith("kubectl") for m, _op in managers)
 
 
 @pytest.mark.parametrize(

@@ -112,7 +112,7 @@ def test_additional_managed_types_with_wildcards(kubeconfig: str, kube_namespace
         assert comp.apply(objects) is False  # regular objects first; the managed instance is deferred
         assert comp.phases() == {"Sprocket/mine": SA, "ConfigMap/cfg": ("Creating", "InProgress")}
         comp.converge(objects)
-        ok, _ = engine.is_deletion_allowed(comp.inventory, comp.ctx)
+        ok, _message = engine.is_deletion_allowed(comp.inventory, comp.ctx)
         assert ok
         res = comp.resource(f"{group}/v1", "Sprocket")
         comp.api.create(res, kube_namespace, instance(group, "Sprocket", "theirs", kube_namespace))

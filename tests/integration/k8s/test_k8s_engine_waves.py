@@ -110,7 +110,7 @@ def test_crash_between_calls_restarts_from_persisted_inventory(comp: Component) 
     assert set(comp.owned("v1", "ConfigMap")) <= tracked
     comp.converge(objects)
     assert comp.owned("v1", "ConfigMap") == [f"c{i}" for i in range(5)]
-    assert {v for v in comp.phases().values()} == {READY}
+    assert set(comp.phases().values()) == {READY}
 
 
 def test_delete_order_waves(comp: Component) -> None:

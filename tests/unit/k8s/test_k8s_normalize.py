@@ -141,7 +141,7 @@ def test_unknown_type_defined_by_crd_in_same_set() -> None:
     assert inst.namespace == "deploy-ns" and inst.namespaced is True
     assert crd.managed_types == [TypeInfo("example.com", "*", "Widget")]
     cluster_crd = {**CRD, "spec": {**CRD["spec"], "scope": "Cluster"}}
-    _, inst2 = norm(cluster_crd, {**widget, "metadata": {"name": "w", "namespace": "dropped"}})
+    _crd, inst2 = norm(cluster_crd, {**widget, "metadata": {"name": "w", "namespace": "dropped"}})
     assert inst2.namespace == "" and inst2.namespaced is False
 
 

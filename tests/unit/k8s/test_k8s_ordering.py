@@ -74,7 +74,7 @@ def test_apply_sort_waves_stages_priorities() -> None:
         ("early", o.apply_sort_key(-1, "apps", "Deployment", False, 6)),
         ("late-wave", o.apply_sort_key(5, "", "Namespace", False, 7)),
     ]
-    ordered = [name for name, _ in sorted(objs, key=lambda x: x[1])]
+    ordered = [name for name, _key in sorted(objs, key=lambda x: x[1])]
     assert ordered == ["early", "ns", "crd", "cm", "deploy", "apiservice", "instance", "late-wave"]
 
 
@@ -88,5 +88,5 @@ def test_delete_sort_instances_first() -> None:
         ("deploy", o.delete_sort_key(0, "apps", "Deployment", False, 4)),
         ("first", o.delete_sort_key(-2, "", "ConfigMap", False, 5)),
     ]
-    ordered = [name for name, _ in sorted(items, key=lambda x: x[1])]
+    ordered = [name for name, _key in sorted(items, key=lambda x: x[1])]
     assert ordered == ["first", "widget", "crd", "deploy", "cm", "ns"]

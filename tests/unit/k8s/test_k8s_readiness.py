@@ -34,7 +34,7 @@ def obj(
 def conds(*pairs: str, **extra: Any) -> Dict[str, Any]:
     result: List[Dict[str, Any]] = []
     for pair in pairs:
-        ctype, _, cstatus = pair.partition("=")
+        ctype, _sep, cstatus = pair.partition("=")
         entry: Dict[str, Any] = {"type": ctype, "status": cstatus}
         if ctype in extra:
             entry.update(extra[ctype])

@@ -21,7 +21,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import Backoff
 def test_backoff_sequence() -> None:
     """6.3: 5 fast tries below 1 s, then 15 x 1 s, then 30 x 2 s, then every 10 s."""
     backoff = Backoff()
-    delays = [backoff.next_delay() for _ in range(60)]
+    delays = [backoff.next_delay() for _try in range(60)]
     assert delays[:5] == pytest.approx([0.05, 0.1, 0.2, 0.4, 0.8])
     assert delays[5:20] == [1.0] * 15
     assert delays[20:50] == [2.0] * 30
@@ -88,7 +88,7 @@ def _run(monkeypatch: pytest.MonkeyPatch, results: List[Any], operation: str = "
 
 def test_apply_until_ready(monkeypatch: pytest.MonkeyPatch) -> None:
     """C7: Processing/Processing while not done, then Ready with Ready=True; persisted after every step."""
-    result, persisted, _ = _run(monkeypatch, [False, False, True])
+    result, persisted, _clock = _run(monkeypatch, [False, False, True])
     assert result.done and result.steps == 3
     assert persisted == [("Processing", "Processing"), ("Processing", "Processing"), ("Ready", "Ready")]
     assert result.status.ready_status == "True"
@@ -107,7 +107,7 @@ def test_timeout_turns_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_non_retriable_error_stops(monkeypatch: pytest.MonkeyPatch) -> None:
     """1.3: a non-retriable error is state Error, reason Error, and ends the run with the message."""
-    result, persisted, _ = _run(monkeypatch, [False, ValidationError("bad object")])
+    result, persisted, _clock = _run(monkeypatch, [False, ValidationError("bad object")])
     assert (result.status.state, result.status.reason) == ("Error", "Error")
     assert result.error == "bad object"
     assert persisted[-1] == ("Error", "Error")
@@ -116,7 +116,7 @@ def test_non_retriable_error_stops(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_retriable_error_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """1.3: a conflict is retried (Pending/Retrying) and the run continues to Ready."""
     conflict = ApiError("PUT", "/api/v1/x", 409, {"reason": "Conflict", "message": "changed"})
-    result, persisted, _ = _run(monkeypatch, [conflict, True])
+    result, persisted, _clock = _run(monkeypatch, [conflict, True])
     assert result.done
     assert persisted == [("Pending", "Retrying"), ("Ready", "Ready")]
 
@@ -124,7 +124,7 @@ def test_retriable_error_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_delete_states(monkeypatch: pytest.MonkeyPatch) -> None:
     """1.3: deletion in progress is Deleting/DeletionProcessing; a retriable error is DeletionPending."""
     conflict = ApiError("DELETE", "/api/v1/x", 409)
-    result, persisted, _ = _run(monkeypatch, [False, conflict, True], operation="delete")
+    result, persisted, _clock = _run(monkeypatch, [False, conflict, True], operation="delete")
     assert result.done
     assert persisted[:2] == [("Deleting", "DeletionProcessing"), ("DeletionPending", "DeletionRetrying")]
 
