@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,10 @@ class Application:
             )
         except ApiError as exc:
             response = Response(exc.status, exc.body, exc.headers)
+        except Exception as exc:  # an emulator bug still answers (and is logged) instead of dropping the connection
+            traceback.print_exc()
+            error = {"ERROR": f"emulator internal error: {type(exc).__name__}: {exc}", "TAGCONTEXT": A.TAG_ROUTER}
+            response = Response(500, error)
         finally:
             self.engine.flush()
         if method == "GET" and response.status == 200:

@@ -332,3 +332,33 @@ def test_keep_alive_http11(emu: EmulatorServer, api: Api) -> None:
         for _index in range(20):
             r = client.get(emu.endpoint + "/services/1")
             assert r.status_code == 200 and r.http_version == "HTTP/1.1"
+
+
+def test_parallel_clients_get_unique_ids_and_a_complete_log(emu: EmulatorServer, name: str) -> None:
+    """The threading server under 8 parallel keep-alive clients: every create answered, ids unique, log complete."""
+    import threading
+
+    uids: list[str] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def worker(index: int) -> None:
+        client = Api(emu)
+        for number in range(15):
+            r = client.post("/instances", {"serviceId": 113, "displayName": f"{name}-{index}-{number}", "descr": ""})
+            with lock:
+                if r.status_code == 201:
+                    uids.append(uid_from(r))
+                else:
+                    errors.append(r.text)
+        client.close()
+
+    threads = [threading.Thread(target=worker, args=(index,)) for index in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(uids) == len(set(uids)) == 120
+    entries = [e for e in emu.requests() if e["method"] == "POST"]
+    assert len(entries) == 120 and len({e["seq"] for e in entries}) == 120
