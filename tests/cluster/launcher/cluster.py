@@ -26,6 +26,7 @@ from .processes import Started
 
 BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
 LOG_TAIL_LINES = 40
+START_ATTEMPTS = 2  # a second start only when a chosen port was taken meanwhile
 
 
 class ClusterError(RuntimeError):
@@ -221,6 +222,15 @@ class Launch:
             processes.stop(proc)
 
 
+def port_was_taken(state: StateDir) -> bool:
+    """True when a component failed because its free port was grabbed between choosing and binding."""
+    for log in state.logs.glob("*.log"):
+        with contextlib.suppress(OSError):
+            if "address already in use" in log.read_text(encoding="utf-8", errors="replace"):
+                return True
+    return False
+
+
 def _status(client: ApiClient, path: str) -> int:
     try:
         return client.get(path)[0]
@@ -254,19 +264,24 @@ def up(state: StateDir, timeout: float) -> int:
         except ClusterError as err:
             say(f"error: {err}")
             return 1
-        fresh_dirs(state)
-        launch = Launch(state, bins, timeout)
-        say(f"starting kube-apiserver {read_versions().get('K8S_VERSION')} control plane from {bins}")
-        try:
-            launch.run()
-        except (ClusterError, pki.PkiError, OSError) as err:
-            launch.abort()
-            say(f"error: {err}")
-            say(f"start failed; logs are in {state.logs}")
-            return 1
-        except BaseException:
-            launch.abort()
-            raise
+        for attempt in range(1, START_ATTEMPTS + 1):
+            fresh_dirs(state)
+            launch = Launch(state, bins, timeout)
+            say(f"starting kube-apiserver {read_versions().get('K8S_VERSION')} control plane from {bins}")
+            try:
+                launch.run()
+                break
+            except (ClusterError, pki.PkiError, OSError) as err:
+                launch.abort()
+                if attempt < START_ATTEMPTS and port_was_taken(state):
+                    say("a chosen port was taken by another program meanwhile: starting again on other ports")
+                    continue
+                say(f"error: {err}")
+                say(f"start failed; logs are in {state.logs}")
+                return 1
+            except BaseException:
+                launch.abort()
+                raise
     print(f"KUBECONFIG={state.admin_kubeconfig}")
     return 0
 

@@ -13,18 +13,25 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Started:
-    """A process the launcher started: name, PID and the binary it runs (to never signal a reused PID)."""
+    """A process the launcher started: name, PID, the binary it runs and its start time in clock ticks
+    since boot (PID, binary and start time together make sure a reused PID is never signalled)."""
 
     name: str
     pid: int
     exe: str
+    start_ticks: int = 0
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Started:
-        return cls(name=str(data["name"]), pid=int(str(data["pid"])), exe=str(data["exe"]))
+        return cls(
+            name=str(data["name"]),
+            pid=int(str(data["pid"])),
+            exe=str(data["exe"]),
+            start_ticks=int(str(data.get("start_ticks", 0))),
+        )
 
 
 def start(name: str, argv: list[str], log_path: Path) -> Started:
@@ -34,7 +41,21 @@ def start(name: str, argv: list[str], log_path: Path) -> Started:
             argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True
         )
     _wait_for_exec(proc.pid)
-    return Started(name=name, pid=proc.pid, exe=argv[0])
+    return Started(name=name, pid=proc.pid, exe=argv[0], start_ticks=_start_ticks(proc.pid))
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """Fields of /proc/<pid>/stat after the command name: [state, ppid, ...]; [] when the PID is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return stat.rsplit(")", 1)[-1].split()
+
+
+def _start_ticks(pid: int) -> int:
+    fields = _stat_fields(pid)
+    return int(fields[19]) if len(fields) > 19 else 0  # field 22 of stat: starttime
 
 
 def _wait_for_exec(pid: int, limit_seconds: float = 2.0) -> None:
@@ -53,11 +74,12 @@ def is_running(proc: Started) -> bool:
     """True when the PID is alive, not a zombie, and still runs the binary we started."""
     try:
         cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
-        stat = Path(f"/proc/{proc.pid}/stat").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    state = stat.rsplit(")", 1)[-1].split()[0] if ")" in stat else "?"
-    if state in ("Z", "X"):
+    fields = _stat_fields(proc.pid)
+    if not fields or fields[0] in ("Z", "X"):
+        return False
+    if proc.start_ticks and len(fields) > 19 and int(fields[19]) != proc.start_ticks:
         return False
     # cmdline reads empty for a moment while the kernel finishes exec() of a process just started
     return not cmdline or cmdline.split(b"\0", 1)[0].decode(errors="replace") == proc.exe

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import socket
 import ssl
 import stat
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.cluster.launcher import cluster, processes
 from tests.cluster.launcher.identities import CERT_USERS, TOKEN_ENTRIES
@@ -95,13 +98,17 @@ def test_free_ports_are_distinct_loopback_ports() -> None:
 
 
 def test_processes_are_stopped_by_recorded_pid_only_while_they_run_the_same_binary(tmp_path: Path) -> None:
-    """A recorded PID whose command line names another binary is never signalled."""
+    """A recorded PID that now runs another binary, or started at another time, is never signalled."""
     proc = processes.start("sleeper", [sys.executable, "-c", "import time; time.sleep(60)"], tmp_path / "s.log")
     assert processes.is_running(proc)
     impostor = processes.Started(name="sleeper", pid=proc.pid, exe="/nonexistent/etcd")
+    earlier = processes.Started(name="sleeper", pid=proc.pid, exe=proc.exe, start_ticks=proc.start_ticks - 1)
     assert not processes.is_running(impostor)
+    assert not processes.is_running(earlier)
     processes.stop(impostor)
+    processes.stop(earlier)
     assert processes.is_running(proc)
+    assert processes.Started.from_json(json.loads(json.dumps(proc.to_json()))) == proc
     processes.stop(proc)
     assert not processes.is_running(proc)
 
@@ -110,3 +117,43 @@ def test_versions_are_pinned_in_versions_env() -> None:
     versions = read_versions()
     assert set(versions) == {"K8S_VERSION", "ETCD_VERSION", "KWOK_VERSION"}
     assert all(value.startswith("v") for value in versions.values())
+
+
+def test_port_was_taken_reads_the_component_logs(tmp_path: Path) -> None:
+    state = StateDir(tmp_path)
+    state.logs.mkdir()
+    (state.logs / "etcd.log").write_text("serving\n", encoding="utf-8")
+    assert not cluster.port_was_taken(state)
+    (state.logs / "kube-apiserver.log").write_text("listen tcp 127.0.0.1:1: bind: address already in use\n")
+    assert cluster.port_was_taken(state)
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+def test_up_starts_again_on_other_ports_when_a_chosen_port_is_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second, private cluster: its etcd port is taken before etcd binds it; up retries, then down stops all."""
+    state = StateDir(tmp_path / "c")
+    recorded: list[processes.Started] = []
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        calls: list[int] = []
+
+        def first_port_busy(count: int) -> list[int]:
+            chosen = free_ports(count)
+            calls.append(count)
+            return [busy.getsockname()[1], *chosen[1:]] if len(calls) == 1 else chosen
+
+        monkeypatch.setattr(cluster, "free_ports", first_port_busy)
+        try:
+            assert cluster.up(state, timeout=180) == 0
+            assert len(calls) == 2
+            assert capsys.readouterr().out.strip().splitlines()[-1] == f"KUBECONFIG={state.admin_kubeconfig}"
+            recorded = cluster.started_of(cluster.load(state))
+            assert [p.name for p in recorded] == list(cluster.BINARIES)
+            assert all(processes.is_running(p) for p in recorded)
+        finally:
+            cluster.down(state)
+    assert not any(processes.is_running(p) for p in recorded)
