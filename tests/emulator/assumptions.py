@@ -145,6 +145,7 @@ VALIDATE_OK_BODY: Final[dict[str, object]] = {"isValid": True, "errors": []}
 JWT_ALGORITHM: Final = "HS256"
 JWT_ISSUER: Final = "https://keycloak.nubes.ru/realms/cloud"
 DEFAULT_TOKEN_TTL: Final = 24 * 3600
+TEST_TOKEN_TTL: Final = 365 * 24 * 3600  # EmulatorServer.token: tests advance the clock a lot
 UNAUTHORIZED_BODY: Final[dict[str, str]] = {"error": "401 Unauthorized", "message": "token signature is invalid"}
 EXPIRED_BODY: Final[dict[str, str]] = {"error": "401 Unauthorized", "message": "token is expired"}
 MISSING_TOKEN_BODY: Final[dict[str, str]] = {"error": "401 Unauthorized", "message": "missing bearer token"}

@@ -218,9 +218,9 @@ class EmulatorServer:
 
     @property
     def token(self) -> str:
-        """A valid bearer token (valid for 24 h of emulator time)."""
+        """A valid bearer token (valid for a year of emulator time, however far tests advance the clock)."""
         if self._token is None:
-            self._token = self.app.token()
+            self._token = self.app.token(A.TEST_TOKEN_TTL)
         return self._token
 
     def mint_token(self, ttl: float = A.DEFAULT_TOKEN_TTL, username: str | None = None) -> str:
