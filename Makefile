@@ -31,7 +31,7 @@ BENCH_TARGETS :=
 MYPY_PATHS := generator tests/emulator plugins/module_utils
 CLEAN_PATHS := .cache build tests/output .pytest_cache .mypy_cache .ruff_cache .ansible .hypothesis
 
-.PHONY: help venv collection demo test lint sanity unit integration bench docs build package-check clean distclean
+.PHONY: help venv collection demo test lint sanity unit integration bench docs build dist package-check clean distclean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -104,6 +104,11 @@ docs: venv ## generate the docs (module pages when the generator provides them) 
 build: venv ## build the collection tarball into build/ (ansible-galaxy collection build)
 	@mkdir -p build
 	$(BIN)/ansible-galaxy collection build --force --output-path build .
+
+dist: docs build ## the published artifacts: build/nubes-cloud-<version>.tar.gz and the docs site build/site/ (README, docs without docs/dev, examples)
+	@rm -rf build/site && mkdir -p build/site
+	@tar --exclude=docs/dev -cf - README.md COPYING docs examples changelogs | tar -C build/site -xf -
+	@echo "dist: $$(ls build/nubes-cloud-*.tar.gz) and build/site/ ($$(find build/site -type f | wc -l) files)"
 
 package-check: venv ## build the tarball, check it holds no dev/test files, install it into a temp path and list its modules
 	@bash scripts/package-check.sh
