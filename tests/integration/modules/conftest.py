@@ -1,0 +1,16 @@
+"""Fixtures of the playbook-level tests: a runner bound to the session emulator and a temp state file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.emulator import EmulatorServer
+from tests.integration.modules.playbook import PlaybookRunner
+
+
+@pytest.fixture
+def playbook(emu: EmulatorServer, tmp_path: Path) -> PlaybookRunner:
+    """ansible-playbook against the emulator, with NUBES_STATE_PATH in a fresh temp dir."""
+    return PlaybookRunner(tmp_path, emu.endpoint, emu.token)
