@@ -136,7 +136,7 @@ class OperationExecutor:
         current: Optional[Instance] = instance
         if not instance.busy:
             return instance
-        for _ in self.poller.intervals(timeout):
+        for _poll in self.poller.intervals(timeout):
             try:
                 current = self.api.get_instance(instance.uid)
             except ApiError as exc:
@@ -205,7 +205,7 @@ class OperationExecutor:
     def wait(self, op_uid: str, name: str, timeout: float) -> OperationResult:
         """Poll until dtFinish is set; raise OperationFailedError / OperationTimeoutError."""
         operation: Optional[Operation] = None
-        for _ in self.poller.intervals(timeout):
+        for _poll in self.poller.intervals(timeout):
             try:
                 operation = self.api.get_operation(op_uid)
             except ApiError as exc:

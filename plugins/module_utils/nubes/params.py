@@ -21,7 +21,7 @@ S3_SERVICE_ID = 12  # P37: any sub-param with s3+uid in its name refers to S3 (s
 S3_UID_KEY = re.compile(r"s3.*uid", re.IGNORECASE)
 MASK = "********"
 
-ParamSpec = Mapping[str, Any]
+ParamDef = Mapping[str, Any]
 Resolver = Callable[[int, str], str]  # (service id, display name) -> instance uuid
 
 
@@ -52,11 +52,11 @@ def dump_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def option_of(param: ParamSpec) -> str:
+def option_of(param: ParamDef) -> str:
     return str(param.get("option") or param.get("code"))
 
 
-def map_fixed_default(param: ParamSpec) -> Dict[str, Any]:
+def map_fixed_default(param: ParamDef) -> Dict[str, Any]:
     """P36: the object built from the sub-params' defaults (e.g. {"type":"off","durationCA":"175200"})."""
     result: Dict[str, Any] = {}
     for sub in param.get("sub_params") or []:
@@ -68,10 +68,10 @@ def map_fixed_default(param: ParamSpec) -> Dict[str, Any]:
 class ParamConverter:
     """Turns task values into API strings and back, for one list of param specs."""
 
-    def __init__(self, params: Iterable[ParamSpec], resolver: Optional[Resolver] = None) -> None:
-        self.params: List[ParamSpec] = list(params)
-        self.by_option: Dict[str, ParamSpec] = {option_of(p): p for p in self.params}
-        self.by_code: Dict[str, ParamSpec] = {str(p["code"]): p for p in self.params}
+    def __init__(self, params: Iterable[ParamDef], resolver: Optional[Resolver] = None) -> None:
+        self.params: List[ParamDef] = list(params)
+        self.by_option: Dict[str, ParamDef] = {option_of(p): p for p in self.params}
+        self.by_code: Dict[str, ParamDef] = {str(p["code"]): p for p in self.params}
         self.resolver = resolver
 
     # -- task -> API -----------------------------------------------------------------------------
@@ -115,7 +115,7 @@ class ParamConverter:
             )
         return result
 
-    def to_api(self, value: Any, param: ParamSpec) -> str:
+    def to_api(self, value: Any, param: ParamDef) -> str:
         kind = kind_of(param.get("type", "string"))
         option = option_of(param)
         if kind == "boolean":
@@ -157,19 +157,19 @@ class ParamConverter:
             raise InputError(f"{option} has the wrong type: {type(value).__name__}")
         return value
 
-    def _subs_by_key(self, param: ParamSpec) -> Dict[str, ParamSpec]:
-        subs: Dict[str, ParamSpec] = {}
+    def _subs_by_key(self, param: ParamDef) -> Dict[str, ParamDef]:
+        subs: Dict[str, ParamDef] = {}
         for sub in param.get("sub_params") or []:
             subs[option_of(sub)] = sub
             subs[str(sub["code"])] = sub
         return subs
 
-    def _element(self, item: Any, param: ParamSpec) -> Any:
+    def _element(self, item: Any, param: ParamDef) -> Any:
         if isinstance(item, dict):
             return self._sub_object(item, param)
         return item
 
-    def _sub_object(self, obj: Mapping[str, Any], param: ParamSpec) -> Dict[str, Any]:
+    def _sub_object(self, obj: Mapping[str, Any], param: ParamDef) -> Dict[str, Any]:
         """Option names -> codes; unknown sub-keys kept (P41); scalars as API strings; None dropped."""
         subs = self._subs_by_key(param)
         result: Dict[str, Any] = {}
@@ -181,11 +181,16 @@ class ParamConverter:
             result[code] = value if isinstance(value, (dict, list)) else as_text(value)
         return result
 
-    def _map_fixed_text(self, obj: Mapping[str, Any], param: ParamSpec) -> str:
+    def _map_fixed_text(self, obj: Mapping[str, Any], param: ParamDef) -> str:
         merged = map_fixed_default(param)  # P36: defaults for absent sub-fields
         merged.update(self._sub_object(obj, param))
-        for key, value in list(merged.items()):  # P37: s3.*uid keys hold S3 instance uids
-            if S3_UID_KEY.search(key) and isinstance(value, str) and value and not is_uuid(value):
+        refs = {str(s["code"]): s.get("ref_service_id") for s in param.get("sub_params") or []}
+        for key, value in list(merged.items()):
+            if not isinstance(value, str) or not value or is_uuid(value):
+                continue
+            if refs.get(key):  # a sub-param with refSvcId: a name of an instance of that service
+                merged[key] = self._resolve(int(str(refs[key])), value, f"{option_of(param)}.{key}")
+            elif S3_UID_KEY.search(key):  # P37: s3.*uid keys hold S3 (service 12) uids, with or without descriptor
                 merged[key] = self._resolve(S3_SERVICE_ID, value, f"{option_of(param)}.{key}")
         return dump_json(merged)
 
@@ -196,7 +201,7 @@ class ParamConverter:
 
     # -- API -> task ---------------------------------------------------------------------------
 
-    def from_api(self, text: Optional[str], param: ParamSpec) -> Any:
+    def from_api(self, text: Optional[str], param: ParamDef) -> Any:
         """An API string as the Ansible value of the option (best effort; the raw text on failure)."""
         if text is None:
             return None
@@ -238,7 +243,7 @@ class ParamConverter:
         return {k: v for k, v in values.items() if k not in secrets}
 
 
-def _in_operation(param: ParamSpec, operation: str) -> bool:
+def _in_operation(param: ParamDef, operation: str) -> bool:
     operations = param.get("operations")
     return not operations or operation in operations
 

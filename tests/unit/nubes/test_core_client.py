@@ -186,3 +186,37 @@ def test_redactor_masks_nested_values() -> None:
     """Secret params are redacted everywhere, including nested results."""
     redactor = Redactor(["hunter2-password"])
     assert redactor.value({"a": ["x hunter2-password y"], "b": 1}) == {"a": ["x ******** y"], "b": 1}
+
+
+def test_reads_repeat_whole_retry_rounds_when_still_transient() -> None:
+    """P32-P34 per request; beyond: a read still failing transiently gets up to 3 rounds (reads are safe)."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
+
+    seen: List[httpx.Request] = []
+    statuses = [503] * 4 + [502] * 4 + [200]
+    client, sleeps = make_client(scripted(statuses, seen))
+    api = DeckApi(client)
+    assert api.get_service(90) == {}
+    assert len(seen) == 9
+    assert sleeps == [2.0, 4.0, 8.0, 8.0, 2.0, 4.0, 8.0, 8.0]
+
+
+def test_reads_give_up_after_the_last_round() -> None:
+    from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
+
+    seen: List[httpx.Request] = []
+    client, _ = make_client(scripted([401] * 20, seen))
+    with pytest.raises(ApiError, match="refresh api_token"):
+        DeckApi(client).get_instance("u")
+    assert len(seen) == 12
+
+
+def test_writes_are_not_repeated_in_rounds() -> None:
+    """Only reads get extra rounds: a POST answered 502 is sent exactly once."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
+
+    seen: List[httpx.Request] = []
+    client, _ = make_client(scripted([502] * 5, seen))
+    with pytest.raises(OutcomeUnknownError):
+        DeckApi(client).create_instance(90, "x")
+    assert len(seen) == 1

@@ -193,3 +193,16 @@ def test_equivalent_json_texts() -> None:
     assert equivalent("500", "500")
     assert not equivalent("500", "501")
     assert not equivalent(None, "x")
+
+
+def test_sub_params_with_a_reference_resolve_against_their_service() -> None:
+    """ref_service_id on a map-fixed sub-param (the generalised s3Uid rule)."""
+    calls: List[Tuple[int, str]] = []
+
+    def resolver(service_id: int, name: str) -> str:
+        calls.append((service_id, name))
+        return S3_UID
+
+    param = p("cfg", "map-fixed", sub_params=[p("parentRef", ref_service_id=90, option="parent_ref")])
+    value = json.loads(ParamConverter([param], resolver=resolver).desired({"cfg": {"parent_ref": "db1"}})["cfg"])
+    assert value == {"parentRef": S3_UID} and calls == [(90, "db1")]

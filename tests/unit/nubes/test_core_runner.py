@@ -448,3 +448,21 @@ def test_info_reports_state_outputs_and_subresources(
     assert info["subresources"]["user"] == [{"username": "app"}]
     assert info["state"]["status"] == "present"
     assert not run(services["postgres"], "info", resource_name="nope")["exists"]
+
+
+def test_subresource_check_mode_makes_no_write(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """Check mode for sub-resources: planned operation, no write call."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    deck.log.clear()
+    planned = run(
+        services["postgres"],
+        "subresource",
+        "user",
+        check_mode=True,
+        parent_instance_uid=uid,
+        username="app",
+        password="pw-123456",
+    )
+    assert planned["changed"] and planned["operations"] == ["create_user"] and deck.writes() == []
