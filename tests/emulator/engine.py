@@ -4,8 +4,6 @@ Nothing runs in the background: every request first `settle`s the store (applies
 whose finish time has passed, in finish order); statuses are computed from timestamps when they are read.
 """
 
-# ruff: noqa: RUF001 - Russian texts are part of the API
-
 from __future__ import annotations
 
 import copy
@@ -17,15 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.emulator import assumptions as A
-from tests.emulator import persistence, views
+from tests.emulator import effects, persistence, planner, views
 from tests.emulator.catalogue import Catalogue
 from tests.emulator.clock import Clock
 from tests.emulator.errors import cfml_error
 from tests.emulator.faults import FaultSet
 from tests.emulator.model import Instance, Operation, ParamRow
-from tests.emulator.outputs import build_outputs
 from tests.emulator.settings import Settings
-from tests.emulator.validation import as_param_string, check_value, missing_required, typed_value
+from tests.emulator.validation import as_param_string, check_value, missing_required
 
 Json = dict[str, Any]
 
@@ -71,16 +68,16 @@ class Emulator:
         self.instances: dict[str, Instance] = {}
         self.ops: dict[str, Operation] = {}
         self.row_index: dict[str, str] = {}  # param-row uid (lower) -> operation uid
-        self._unapplied: set[str] = set()  # submitted operations whose effects are not applied yet
+        self.unapplied: set[str] = set()  # submitted operations whose effects are not applied yet
         self._ids = random.Random(seed)
-        self._secrets = random.Random(seed + 1)
+        self.secrets = random.Random(seed + 1)
         self.state_file = state_file
         self.dirty = False
         if state_file is not None and state_file.exists():
             self._load(state_file)
 
     # ------------------------------------------------------------------ ids, lookups, persistence
-    def _new_uid(self, upper: bool) -> str:
+    def new_uid(self, upper: bool) -> str:
         while True:
             value = str(uuid.UUID(int=self._ids.getrandbits(128), version=4))
             value = value.upper() if upper else value
@@ -126,7 +123,7 @@ class Emulator:
             for row in op.rows.values():
                 self.row_index[row.uid.lower()] = op.uid
             if op.t_finish is not None and not op.applied:
-                self._unapplied.add(op.uid.lower())
+                self.unapplied.add(op.uid.lower())
         offset = data.get("clock_offset")
         if isinstance(offset, (int, float)) and offset > self.clock.offset:
             self.clock.advance(offset - self.clock.offset)
@@ -151,7 +148,7 @@ class Emulator:
             self.instances.clear()
             self.ops.clear()
             self.row_index.clear()
-            self._unapplied.clear()
+            self.unapplied.clear()
             self.dirty = True
 
     # ------------------------------------------------------------------ time
@@ -160,13 +157,13 @@ class Emulator:
 
     def settle(self, now: float) -> None:
         """Apply the effects of every operation that finished by `now`, oldest finish first."""
-        if not self._unapplied:
+        if not self.unapplied:
             return
-        due = [op for uid in self._unapplied if (op := self.ops[uid]).t_finish is not None and op.t_finish <= now]
+        due = [op for uid in self.unapplied if (op := self.ops[uid]).t_finish is not None and op.t_finish <= now]
         for op in sorted(due, key=lambda o: (o.t_finish or 0.0, o.created)):
-            self._apply(op)
+            effects.apply_effects(self, op)
             op.applied = True
-            self._unapplied.discard(op.uid.lower())
+            self.unapplied.discard(op.uid.lower())
             self.dirty = True
 
     def active_op(self, inst: Instance, now: float) -> Operation | None:
@@ -243,7 +240,7 @@ class Emulator:
             if sid not in self.catalogue.services:
                 raise cfml_error(400, f"Service {sid} does not exist", A.TAG_INSTANCES)
             self._check_display_name(sid, name, ctx)
-            uid = self._new_uid(A.INSTANCE_UID_UPPERCASE)
+            uid = self.new_uid(A.INSTANCE_UID_UPPERCASE)
             self.instances[uid.upper()] = Instance(uid, name, str(descr), sid, self.now())
             self.dirty = True
             return Response(A.CREATED_STATUS, dict(A.CREATED_BODY), location(uid))
@@ -294,7 +291,7 @@ class Emulator:
             op_def = self._resolve_operation(inst, str(name), body.get("svcOperationId"))
             self._answer_existing_operation(inst, op_def, now, ctx)
             self._require_available(inst, op_def["operation"])
-            uid = self._new_uid(A.OPERATION_UID_UPPERCASE)
+            uid = self.new_uid(A.OPERATION_UID_UPPERCASE)
             op = Operation(uid, inst.uid, op_def["svcOperationId"], op_def["operation"], now, _updater(ctx.claims))
             if op.operation == "modify" and inst.state is not None:
                 self._prefill(op, op_def, inst.state.get("params", {}))
@@ -367,7 +364,7 @@ class Emulator:
             code = param["svcOperationCfsParam"]
             if param.get("isSecret") or code not in params or params[code] is None:
                 continue
-            row_uid = self._new_uid(A.OPERATION_UID_UPPERCASE)
+            row_uid = self.new_uid(A.OPERATION_UID_UPPERCASE)
             op.rows[param["svcOperationCfsParamId"]] = ParamRow(
                 row_uid, param["svcOperationCfsParamId"], as_param_string(params[code])
             )
@@ -419,7 +416,7 @@ class Emulator:
                 row.value = value
                 self.dirty = True
                 return Response(A.CREATED_STATUS, dict(A.CREATED_BODY), location(row.uid))
-            row_uid = self._new_uid(A.OPERATION_UID_UPPERCASE)
+            row_uid = self.new_uid(A.OPERATION_UID_UPPERCASE)
             op.rows[pid] = ParamRow(row_uid, pid, value)
             self.row_index[row_uid.lower()] = op.uid
             self.dirty = True
@@ -558,9 +555,11 @@ class Emulator:
             self._validate(op, inst, A.TAG_RUN)
             fail = self.faults.take(("fail_stage",), ctx.method, ctx.path, ctx.form, op.operation, service)
             stall = self.faults.take(("stall",), ctx.method, ctx.path, ctx.form, op.operation, service)
-            self._plan(op, inst, now, fail.stage if fail else None, fail.error if fail else None, fail is not None)
+            planner.plan(
+                self, op, inst, now, fail.stage if fail else None, fail.error if fail else None, fail is not None
+            )
             if stall is not None:  # deck-api.md 5.4 cold start: the worker hangs before the job starts
-                self._delay(op, stall.ms / 1000.0)
+                planner.delay(self, op, stall.ms / 1000.0)
             self.dirty = True
             if concurrent is not None:
                 raise cfml_error(422, A.CONCURRENT_MESSAGE.format(uid=op.uid), A.TAG_RUN)
@@ -568,189 +567,6 @@ class Emulator:
                 raise cfml_error(500, A.EXECUTABLE_MESSAGE, A.TAG_RUN)  # the job is queued all the same
             headers = location(op.followup_uid) if op.followup_uid and A.RUN_DELETE_RETURNS_CHILD_LOCATION else {}
             return Response(A.RUN_STATUS, {"instanceOperationUid": op.uid, "submitResult": A.SUBMIT_RESULT}, headers)
-
-    def _plan(
-        self,
-        op: Operation,
-        inst: Instance,
-        now: float,
-        fail_stage: str | int | None,
-        fail_error: str | None,
-        forced_failure: bool,
-    ) -> None:
-        sid = inst.service_id
-        duration = self.settings.duration_for(sid, self.svc_short(sid), op.operation)
-        stages = list(A.STAGES.get(op.operation, A.STAGES["*"]))
-        fail_index: int | None = None
-        message = fail_error
-        if sid == 1:  # dummy: durationMs / failAtStart / failInProgress / whereFail (deck-api.md 3.4)
-            duration, fail_index, message, stages = self._dummy_plan(op, duration, stages)
-        if forced_failure:
-            fail_index = _stage_index(stages, fail_stage)
-            message = fail_error or "Jenkins job finished with status FAILURE"
-        op.stages = stages
-        op.t_submit = now
-        op.t_start = now + duration * self.settings.pending_fraction
-        op.t_planned_end = now + duration
-        step = (op.t_planned_end - op.t_start) / len(stages)
-        if fail_index is not None:
-            op.fail_stage = fail_index
-            op.fail_message = message
-            op.t_finish = op.t_start + step * (fail_index + 1)
-        else:
-            op.t_finish = op.t_planned_end
-        self._unapplied.add(op.uid.lower())
-        if op.operation == "delete" and fail_index is None:
-            self._plan_followup(op, inst, duration)
-
-    def _delay(self, op: Operation, seconds: float) -> None:
-        for attr in ("t_start", "t_finish", "t_planned_end"):
-            value = getattr(op, attr)
-            if value is not None:
-                setattr(op, attr, value + seconds)
-        follow = self.ops.get(op.followup_uid.lower()) if op.followup_uid else None
-        if follow is not None and op.t_finish is not None:
-            follow.created = follow.t_submit = follow.t_start = op.t_finish
-            follow.t_finish = follow.t_planned_end = (follow.t_planned_end or op.t_finish) + seconds
-
-    def _dummy_plan(
-        self, op: Operation, duration: float, stages: list[str]
-    ) -> tuple[float, int | None, str | None, list[str]]:
-        values: dict[str, str] = {}
-        for param in self.op_def(op)["cfsParams"]:
-            row = op.rows.get(param["svcOperationCfsParamId"])
-            default = param.get("defaultValue")
-            raw = row.value if row and row.value != "" else as_param_string(default)
-            values[param["svcOperationCfsParam"]] = raw
-        if op.operation not in ("create", "modify"):
-            return duration, None, None, stages
-        stages = list(A.DUMMY_STAGES)
-        millis = int(values.get("durationMs") or 0)
-        if millis > 0:
-            duration = millis / 1000.0
-        if values.get("failAtStart", "").lower() == "true":
-            return duration, 0, "failAtStart: операция завершена с ошибкой на старте", stages
-        where = int(values.get("whereFail") or 0)
-        if values.get("failInProgress", "").lower() == "true" and where > 0:
-            index = min(where, len(stages)) - 1
-            return duration, index, f"failInProgress: ошибка на этапе {where} ({stages[index]})", stages
-        return duration, None, None, stages
-
-    def _plan_followup(self, op: Operation, inst: Instance, duration: float) -> None:
-        assert op.t_finish is not None
-        uid = self._new_uid(A.OPERATION_UID_UPPERCASE)
-        follow = Operation(
-            uid,
-            inst.uid,
-            op.svc_operation_id,
-            op.operation,
-            op.t_finish,
-            {"id": "0", "login": A.FOLLOWUP_UPDATER, "name": A.FOLLOWUP_UPDATER},
-            stages=list(A.STAGES["followup"]),
-            fail_stage=0,
-            fail_message=A.FOLLOWUP_ERROR_LOG,
-            followup_of=op.uid,
-        )
-        follow.t_submit = op.t_finish
-        follow.t_start = op.t_finish
-        follow.t_planned_end = follow.t_finish = op.t_finish + max(duration * A.FOLLOWUP_DURATION_FRACTION, 0.001)
-        op.followup_uid = uid
-        self.ops[uid.lower()] = follow
-        self._unapplied.add(uid.lower())
-        inst.operation_uids.append(uid)
-
-    # ------------------------------------------------------------------ effects
-    def _apply(self, op: Operation) -> None:
-        inst = self.find_instance(op.instance_uid)
-        if inst is None or op.followup_of is not None:
-            return
-        if not op.successful:
-            if op.operation == "create":
-                inst.status = A.STATUS_FAILED
-            return
-        name = op.operation
-        if name == "create":
-            inst.state = self._initial_state(op, inst)
-            inst.status = A.STATUS_RUNNING
-        elif name == "modify" and inst.state is not None:
-            inst.state.setdefault("params", {}).update(self._row_params(op))
-        elif name == "suspend":
-            inst.status = A.STATUS_SUSPENDED
-        elif name == "resume":
-            inst.status = A.STATUS_RUNNING
-        elif name == "delete":
-            inst.is_deleted = True
-            inst.status = A.STATUS_DELETED
-        elif name == "redeploy" and inst.state is not None:
-            revision = self._row_params(op).get("gitRevision") or A.REDEPLOY_DEFAULT_REVISION
-            inst.state.setdefault("params", {})["gitRevision"] = revision
-        elif self.catalogue.subresource_of(name) is not None and inst.state is not None:
-            self._apply_subresource(op, inst)
-        op.result_state = copy.deepcopy(inst.state)
-
-    def _row_params(self, op: Operation) -> Json:
-        """Typed values of the rows set on `op`, secrets left out (emulator-contract.md: isSecret)."""
-        result: Json = {}
-        for row in op.rows.values():
-            param = self.catalogue.params[row.param_id]
-            if param.get("isSecret") or row.value == "":
-                continue
-            result[param["svcOperationCfsParam"]] = typed_value(param, row.value)
-        return result
-
-    def _with_defaults(self, op: Operation) -> Json:
-        values: Json = {}
-        for param in self.op_def(op)["cfsParams"]:
-            default = param.get("defaultValue")
-            if param.get("isSecret") or default is None:
-                continue
-            values[param["svcOperationCfsParam"]] = default
-        values.update(self._row_params(op))
-        return values
-
-    def _initial_state(self, op: Operation, inst: Instance) -> Json:
-        params = self._with_defaults(op)
-        svc = self.catalogue.services[inst.service_id]
-        realm = params.get("resourceRealm") or (self.catalogue.realms(inst.service_id) or [A.DEFAULT_REALM])[0]
-        context = {
-            **{k: v for k, v in params.items() if not isinstance(v, (dict, list))},
-            "uid": inst.uid,
-            "uid8": inst.uid[:8].lower(),
-            "svc": svc["svcShort"],
-            "realm": realm,
-            "name": inst.display_name,
-        }
-
-        def resolve(ref_code: str, code: str) -> Any:
-            target = self.find_instance(str(params.get(ref_code, "")))
-            return None if target is None or target.state is None else target.state.get("params", {}).get(code)
-
-        out = build_outputs(svc.get("outputs", []), context, resolve, self._secrets)
-        state: Json = {
-            "params": params,
-            "out": out,
-            "vault": {"userPath": f"cloud/{svc['svcShort']}/{inst.uid}", "url": out.get("vault", {}).get("url")},
-        }
-        subs = self.catalogue.subresources(inst.service_id)
-        if subs:
-            state["subresources"] = {name: [] for name in subs}
-        return state
-
-    def _apply_subresource(self, op: Operation, inst: Instance) -> None:
-        sub = self.catalogue.subresource_of(op.operation)
-        assert sub is not None and inst.state is not None
-        verb, name = sub
-        key = self.catalogue.subresources(inst.service_id).get(name)
-        entries: list[Json] = inst.state.setdefault("subresources", {}).setdefault(name, [])
-        values = self._with_defaults(op) if verb == "create" else self._row_params(op)
-        key_value = values.get(key) if key else None
-        index = next((i for i, e in enumerate(entries) if key and e.get(key) == key_value), None)
-        if verb == "create" and index is None:
-            entries.append(values)
-        elif verb == "modify" and index is not None:
-            entries[index].update(values)
-        elif verb == "delete" and index is not None:
-            entries.pop(index)
 
     # ------------------------------------------------------------------ catalogue
     def service(self, sid: str) -> Response:
@@ -824,14 +640,3 @@ def _fields(query: dict[str, str]) -> list[str]:
 def _updater(claims: dict[str, Any]) -> dict[str, str]:
     name = str(claims.get("name") or claims.get("preferred_username") or "")
     return {"id": str(claims.get("sub", "")), "login": str(claims.get("preferred_username", "")), "name": name}
-
-
-def _stage_index(stages: list[str], stage: str | int | None) -> int:
-    if stage is None:
-        return len(stages) - 1
-    if isinstance(stage, int) or str(stage).isdigit():
-        return max(0, min(int(stage), len(stages)) - 1)
-    for i, name in enumerate(stages):
-        if name.lower() == str(stage).lower():
-            return i
-    return len(stages) - 1
