@@ -101,6 +101,7 @@ STAGES: Final[dict[str, tuple[str, ...]]] = {
 DUMMY_STAGES: Final = ("Подготовка", "Заполнение данных", "Запись в Vault")  # dummy whereFail 1, 2, 3
 STAGE_IN_PROGRESS_MSG: Final = "[PROCESS]"
 SUBMIT_RESULT: Final = "201"
+DEFAULT_FAILURE_MESSAGE: Final = "Jenkins job finished with status FAILURE"  # fail_stage without `error`
 
 # --- the delete follow-up (deck-api.md 5.4; that /run of a delete answers Location of it is our reading) ---
 FOLLOWUP_ERROR_LOG: Final = "Услуга удалена"

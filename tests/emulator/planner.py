@@ -36,7 +36,7 @@ def plan(
         duration, fail_index, message, stages = dummy_plan(emu, op, duration, stages)
     if forced_failure:
         fail_index = stage_index(stages, fail_stage)
-        message = fail_error or "Jenkins job finished with status FAILURE"
+        message = fail_error or A.DEFAULT_FAILURE_MESSAGE
     op.stages = stages
     op.t_submit = now
     op.t_start = now + duration * emu.settings.pending_fraction
