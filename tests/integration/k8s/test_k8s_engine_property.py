@@ -22,18 +22,33 @@ NAMES = [f"obj-{i}" for i in range(6)]
 UPDATE = ["recreate", "replace", "ssa-merge", "ssa-override"]
 DELETE = ["delete", "orphan", "orphan-on-apply", "orphan-on-delete"]
 
-Spec = Tuple[int, str, str, int]  # data value, update policy, delete policy, apply order
+RECONCILE = ["on-object-change", "on-object-or-component-change"]
+
+Spec = Tuple[int, str, str, int, str]  # data value, update policy, delete policy, apply order, reconcile policy
 desired_sets = st.dictionaries(
     st.sampled_from(NAMES),
-    st.tuples(st.integers(0, 2), st.sampled_from(UPDATE), st.sampled_from(DELETE), st.integers(0, 1)),
+    st.tuples(
+        st.integers(0, 2),
+        st.sampled_from(UPDATE),
+        st.sampled_from(DELETE),
+        st.integers(0, 1),
+        st.sampled_from(RECONCILE),
+    ),
     max_size=5,
 )
 
 
 def manifests(desired: Dict[str, Spec]) -> List[Dict[str, Any]]:
     return [
-        configmap(name, {"v": str(value)}, update_policy=upd, delete_policy=dele, apply_order=str(order))
-        for name, (value, upd, dele, order) in sorted(desired.items())
+        configmap(
+            name,
+            {"v": str(value)},
+            update_policy=upd,
+            delete_policy=dele,
+            apply_order=str(order),
+            reconcile_policy=rec,
+        )
+        for name, (value, upd, dele, order, rec) in sorted(desired.items())
     ]
 
 
@@ -54,9 +69,10 @@ def _foreign(api: KubeApi, namespace: str) -> Dict[str, str]:
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(sequence=st.lists(desired_sets, min_size=1, max_size=4))
-def test_random_desired_sets_converge(kubeconfig: str, sequence: List[Dict[str, Spec]]) -> None:
-    """Random add/remove/modify/policy-change sequences: owned objects == desired (+ deliberate orphans)."""
+@given(sequence=st.lists(st.tuples(desired_sets, st.booleans()), min_size=1, max_size=4))
+def test_random_desired_sets_converge(kubeconfig: str, sequence: List[Tuple[Dict[str, Spec], bool]]) -> None:
+    """Random add/remove/modify/policy-change sequences (and component revisions): owned objects == desired
+    (+ deliberate orphans); foreign objects untouched."""
     api = KubeApi(Connection.from_kubeconfig(kubeconfig))
     ns_res = api.discovery.resource("", "v1", "Namespace")
     assert ns_res is not None
@@ -67,7 +83,10 @@ def test_random_desired_sets_converge(kubeconfig: str, sequence: List[Dict[str, 
         comp = Component(kubeconfig, namespace)
         orphaned: Set[str] = set()
         previous: Dict[str, Spec] = {}
-        for desired in sequence:
+        for revision, (desired, bump) in enumerate(sequence):
+            if bump:  # a new component digest: on-object-or-component-change objects are re-applied
+                comp.component_digest = f"rev-{revision}"
+                comp.ctx = comp.new_context()
             for name, spec in previous.items():
                 if name not in desired and spec[2] in ("orphan", "orphan-on-apply"):
                     orphaned.add(name)
@@ -80,6 +99,8 @@ def test_random_desired_sets_converge(kubeconfig: str, sequence: List[Dict[str, 
             for name, (value, *_rest) in desired.items():
                 live = comp.get("v1", "ConfigMap", name)
                 assert live is not None and live["data"] == {"v": str(value)}
+                digest = live["metadata"]["annotations"]["component.nubes.cloud/digest"]
+                assert digest == comp.item("ConfigMap", name).digest
             for name in set(NAMES) - set(desired) - orphaned:
                 assert comp.get("v1", "ConfigMap", name) is None
             for name, version in foreign.items():
