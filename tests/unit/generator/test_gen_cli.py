@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def test_help_documents_every_command() -> None:
-    """--help lists the commands, the endpoint styles and the environment variables."""
+    """P46: each pipeline step is one command; --help lists them, the endpoint styles and the variables."""
     result = subprocess.run([sys.executable, "-m", "generator", "--help"], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0
     for word in ("fetch", "render", "check", "all", "index.cfm", "NUBES_API_ENDPOINT", "NUBES_API_TOKEN"):
