@@ -11,6 +11,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import T
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     InputError,
     NubesError,
+    OperationFailedError,
     OutcomeUnknownError,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
@@ -251,7 +252,7 @@ class InstanceTask:
         op_id = self.ctx.svc_operation_id(operation, self.instance)
         on_created = None
         if operation != "create" and self.record is not None:
-            on_created = self._remember_pending(operation)
+            on_created = self._remember_pending(operation, values)
         elif operation == "create":
             on_created = self._remember_create_op
         op_uid = self.ctx.executor.start(instance_uid, operation, op_id, values, on_created, existing)
@@ -321,34 +322,46 @@ class InstanceTask:
         assert self.instance is not None
         self._put_record({"status": STATUS_CREATING, "instance_uid": self.instance.uid, "operation_uid": op_uid})
 
-    def _remember_pending(self, operation: str) -> Callable[[str], None]:
+    def _remember_pending(self, operation: str, values: Dict[str, str]) -> Callable[[str], None]:
+        """Before the operation runs, note it in the record with what it will apply (digests, params,
+        git_revision), so a run that does not wait (wait=false, timeout, crash) is settled by the next one."""
+
         def remember(op_uid: str) -> None:
-            if self.record is not None and self.record.get("status") == STATUS_PRESENT:
-                record = dict(self.record)
-                record["pending"] = {"operation_uid": op_uid, "name": operation}
-                self._store(record)
+            if self.record is None or self.record.get("status") != STATUS_PRESENT:
+                return
+            record = dict(self.record)
+            salt = str(record.get("salt") or "")
+            pending: Dict[str, Any] = {
+                "operation_uid": op_uid,
+                "name": operation,
+                "digests": {code: digest(salt, code, value) for code, value in values.items()},
+                "params": self.converter.public(values),
+            }
+            if operation == "redeploy" and self.params.get("git_revision") is not None:
+                pending["git_revision"] = str(self.params["git_revision"])
+            record["pending"] = pending
+            self._store(record)
 
         return remember
 
     def _settle_pending(self) -> None:
-        """An operation started with wait=false by an earlier run: wait for it, keep the record honest."""
+        """An operation an earlier run did not wait for: wait for it now; record what it applied on success."""
         assert self.record is not None
-        pending = self.record.get("pending") or {}
+        pending = dict(self.record.get("pending") or {})
         op_uid = str(pending.get("operation_uid") or "")
+        name = str(pending.get("name") or "operation")
         record = dict(self.record)
         record.pop("pending", None)
         if op_uid and not self.ctx.check_mode:
-            operation = self.ctx.api.get_operation(op_uid)
-            if not operation.finished:
-                self.ctx.executor.wait(op_uid, str(pending.get("name")), self.ctx.timeout(str(pending.get("name"))))
-                operation = self.ctx.api.get_operation(op_uid)
-            if operation.is_successful is not True:
-                self.ctx.warn(
-                    "the earlier {} operation {} failed: {}".format(
-                        pending.get("name"), op_uid, operation.error_log or "no error log"
-                    )
-                )
-                record["digests"] = {}  # force a new modify
+            try:
+                self.ctx.executor.wait(op_uid, name, self.ctx.timeout(name))
+            except OperationFailedError as exc:
+                self.ctx.warn(f"the earlier {name} operation did not succeed, it is applied again: {exc.msg}")
+            else:
+                record["digests"] = dict(record.get("digests") or {}, **(pending.get("digests") or {}))
+                record["params"] = dict(record.get("params") or {}, **(pending.get("params") or {}))
+                if "git_revision" in pending:
+                    record["git_revision"] = pending["git_revision"]
             self._store(record)
         self.record = record
 

@@ -466,3 +466,30 @@ def test_subresource_check_mode_makes_no_write(
         password="pw-123456",
     )
     assert planned["changed"] and planned["operations"] == ["create_user"] and deck.writes() == []
+
+
+def test_modify_without_waiting_is_settled_by_the_next_run(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """wait=false on modify: the next run waits for that operation and records what it applied (no re-modify)."""
+    run(services["postgres"], **pg_args(s3_uid))
+    started = run(services["postgres"], wait=False, resource_name="db1", resource_cpu=800)
+    assert started["operations"] == ["modify"] and not started["operation"]["finished"]
+    assert record(state_path)["pending"]["operation_uid"] == started["operation"]["uid"]
+    settled = run(services["postgres"], resource_name="db1", resource_cpu=800)
+    assert settled["operations"] == [] and not settled["changed"]
+    assert "pending" not in record(state_path)
+
+
+def test_failed_unwaited_modify_is_applied_again(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """A failed operation the earlier run did not wait for is reported and applied again."""
+    run(services["postgres"], **pg_args(s3_uid))
+    deck.fail_operation["modify"] = "node pool exhausted"
+    started = run(services["postgres"], wait=False, resource_name="db1", resource_cpu=800)
+    deck._poll(deck.operations[started["operation"]["uid"]])  # it finishes (and fails) in the cloud meanwhile
+    del deck.fail_operation["modify"]
+    again = run(services["postgres"], resource_name="db1", resource_cpu=800)
+    assert again["operations"] == ["modify"]
+    assert any("node pool exhausted" in w for w in again["_warnings"])
