@@ -51,9 +51,14 @@ options:
   state_backend:
     description:
       - Where the recorded identities (the state) are kept.
-      - V(file) is a local JSON file on the host that runs the module, locked against parallel runs.
+      - V(file) is a local JSON file on the host that runs the module, locked against parallel runs (file locks).
+      - V(kubernetes) keeps the records in a Secret per workspace in O(state_namespace) and locks each resource
+        with a C(coordination.k8s.io/v1) Lease, so AWX jobs (a fresh pod each) and parallel controllers share
+        one state and never create duplicates. Needs the Python package C(kubernetes) on the host that runs
+        the module. See C(docs/state.md).
+      - If not set, the value of the E(NUBES_STATE_BACKEND) environment variable is used.
     type: str
-    choices: [file]
+    choices: [file, kubernetes]
     default: file
   state_path:
     description:
@@ -61,6 +66,37 @@ options:
       - If not set, the value of the E(NUBES_STATE_PATH) environment variable is used, else
         C($XDG_STATE_HOME/nubes-cloud/state.json) (C(~/.local/state/nubes-cloud/state.json)).
     type: path
+  state_namespace:
+    description:
+      - Namespace of the state Secrets and lock Leases of O(state_backend=kubernetes).
+      - If not set, the value of the E(NUBES_STATE_NAMESPACE) environment variable is used, else the pod's own
+        namespace when the module runs inside a pod, else V(default).
+    type: str
+  state_kubeconfig:
+    description:
+      - Kubeconfig file of the cluster that holds the state of O(state_backend=kubernetes).
+      - If not set, the value of the E(NUBES_STATE_KUBECONFIG) environment variable is used, else the pod's
+        service account when the module runs inside a pod (AWX), else E(KUBECONFIG) or C(~/.kube/config).
+    type: path
+  state_context:
+    description:
+      - Context of O(state_kubeconfig) to use; the current context if not set.
+      - If not set, the value of the E(NUBES_STATE_CONTEXT) environment variable is used.
+    type: str
+  state_lock_timeout:
+    description:
+      - How long to wait for the lock of a resource that another run holds, in seconds; then the task fails
+        with an error naming the holder.
+      - If not set, the value of the E(NUBES_STATE_LOCK_TIMEOUT) environment variable is used.
+    type: int
+    default: 1800
+  state_lease_duration:
+    description:
+      - Lease duration of the Kubernetes lock, in seconds. The holder renews it every third of this time;
+        the lock of a holder that died is free after this time.
+      - If not set, the value of the E(NUBES_STATE_LEASE_DURATION) environment variable is used.
+    type: int
+    default: 60
   workspace:
     description:
       - Name of the workspace; records of different workspaces never mix (like Terraform workspaces).

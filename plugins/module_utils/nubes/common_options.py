@@ -18,8 +18,19 @@ COMMON_OPTIONS: Dict[str, Dict[str, Any]] = {
     "request_timeout": {"type": "float", "default": 60.0},
     "wait": {"type": "bool", "default": True},
     "wait_timeout": {"type": "int"},
-    "state_backend": {"type": "str", "default": "file", "choices": ["file"]},
+    "state_backend": {
+        "type": "str",
+        "default": "file",
+        "choices": ["file", "kubernetes"],
+        "fallback": (env_fallback, ["NUBES_STATE_BACKEND"]),
+    },
     "state_path": {"type": "path", "fallback": (env_fallback, ["NUBES_STATE_PATH"])},
+    # P42: the Kubernetes backend (Secrets + Leases, k8s_backend.py) and the lock settings of both backends
+    "state_namespace": {"type": "str", "fallback": (env_fallback, ["NUBES_STATE_NAMESPACE"])},
+    "state_kubeconfig": {"type": "path", "fallback": (env_fallback, ["NUBES_STATE_KUBECONFIG"])},
+    "state_context": {"type": "str", "fallback": (env_fallback, ["NUBES_STATE_CONTEXT"])},
+    "state_lock_timeout": {"type": "int", "default": 1800, "fallback": (env_fallback, ["NUBES_STATE_LOCK_TIMEOUT"])},
+    "state_lease_duration": {"type": "int", "default": 60, "fallback": (env_fallback, ["NUBES_STATE_LEASE_DURATION"])},
     "workspace": {"type": "str", "default": "default", "fallback": (env_fallback, ["NUBES_WORKSPACE"])},
 }
 

@@ -62,7 +62,7 @@ class TaskContext:
         self.api = DeckApi(self.client)
         self.executor = OperationExecutor(self.api, poller)
         if backend is None:
-            backend = FileBackend(params.get("state_path") or default_state_path())
+            backend = open_state_backend(params)
         self.store = StateStore(backend, str(params.get("workspace") or "default"))
         self._names: Dict[tuple, str] = {}
 
@@ -142,6 +142,16 @@ class TaskContext:
             text = as_text(value)
             if text:
                 self.redactor.add(text)
+
+
+def open_state_backend(params: Mapping[str, Any]) -> StateBackend:
+    """The backend selected by state_backend (P42): the local file, or Secrets + Leases in Kubernetes."""
+    if (params.get("state_backend") or "file") == "kubernetes":
+        from ansible_collections.nubes.cloud.plugins.module_utils.nubes.k8s_backend import KubernetesBackend
+
+        return KubernetesBackend.from_params(params)
+    timeout = params.get("state_lock_timeout")
+    return FileBackend(params.get("state_path") or default_state_path(), float(timeout) if timeout else None)
 
 
 def lookup_dotted(data: Mapping[str, Any], code: str) -> Any:

@@ -20,6 +20,7 @@ import tempfile
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_file import FileLease
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import Key, StateBackend
 
 FORMAT_VERSION = 1
@@ -32,8 +33,9 @@ def _encode(key: Key) -> str:
 class FileBackend(StateBackend):
     """State in one JSON file: {"version": 1, "instances": {key: record}, "subresources": {...}}."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, lock_timeout: Optional[float] = None) -> None:
         self.path = os.path.abspath(os.path.expanduser(path))
+        self.lock_timeout = lock_timeout  # per-resource locks: None waits forever (P42)
         self.directory = os.path.dirname(self.path)
         self.lock_dir = self.path + ".locks"
 
@@ -62,7 +64,9 @@ class FileBackend(StateBackend):
 
     def lock(self, key: Key) -> Any:
         digest = hashlib.sha256(_encode(key).encode("utf-8")).hexdigest()[:40]
-        return self._flock(os.path.join(self.lock_dir, digest + ".lock"), fcntl.LOCK_EX)
+        self._ensure_dirs()
+        # P42: bounded wait, the holder named in the error (lease_file.py)
+        return FileLease(os.path.join(self.lock_dir, digest + ".lock"), self.lock_timeout, "/".join(key))
 
     def _read(self) -> Dict[str, Any]:
         try:

@@ -120,7 +120,9 @@ class KubeObjects:
     # -- Secrets -----------------------------------------------------------------------------------
 
     def list_secrets(self, label_selector: str) -> List[Dict[str, Any]]:
-        found = self._call("list secrets", self.core.list_namespaced_secret, self.namespace, label_selector=label_selector)
+        found = self._call(
+            "list secrets", self.core.list_namespaced_secret, self.namespace, label_selector=label_selector
+        )
         return list(found.get("items") or [])
 
     def create_secret(self, body: Dict[str, Any]) -> Dict[str, Any]:
@@ -145,9 +147,7 @@ class KubeObjects:
 
     def delete_lease(self, name: str, resource_version: str) -> None:
         body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": resource_version}}
-        self._call(
-            "delete lease " + name, self.coordination.delete_namespaced_lease, name, self.namespace, body=body
-        )
+        self._call("delete lease " + name, self.coordination.delete_namespaced_lease, name, self.namespace, body=body)
 
     def close(self) -> None:
         close = getattr(self.api_client, "close", None)
