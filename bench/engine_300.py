@@ -91,7 +91,7 @@ def main() -> int:
         ("no-op re-apply", "apply", desired),
         ("delete", "delete", None),
     ):
-        report["phases"].append(  # type: ignore[attr-defined]
+        report["phases"].append(
             measure(label, api, lambda op=op, objs=objs: run_until_done(op, inventory, ctx, persist, objs, 600, status))
         )
     ns_res = api.discovery.resource("", "v1", "Namespace")

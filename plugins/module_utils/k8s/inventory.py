@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 # (group, kind, namespace, name): items match objects on GroupKind + namespace + name; the version is ignored.
 ObjectKey = Tuple[str, str, str, str]
@@ -116,7 +116,7 @@ def inventory_to_list(inventory: List[InventoryItem]) -> List[Dict[str, Any]]:
     return [item.to_dict() for item in inventory]
 
 
-def inventory_from_list(data: Optional[List[Mapping[str, Any]]]) -> List[InventoryItem]:
+def inventory_from_list(data: Optional[Sequence[Mapping[str, Any]]]) -> List[InventoryItem]:
     """Load a persisted inventory; None means empty."""
     return [InventoryItem.from_dict(entry) for entry in data or []]
 

@@ -30,7 +30,7 @@ def test_waves_with_purge_orders(comp: Component) -> None:
     ]
     names = ["ConfigMap/w0", "ConfigMap/w1-hook", "ConfigMap/w2", "ConfigMap/w2-late-purge"]
 
-    def expect(*states: tuple) -> None:  # type: ignore[type-arg]
+    def expect(*states: tuple) -> None:
         assert comp.phases() == dict(zip(names, states))
 
     # 1: write-ahead: everything scheduled, nothing created yet.
@@ -135,7 +135,7 @@ def test_run_until_done_states(comp: Component) -> None:
     """C7 / 1.3: run_until_done persists after each step and ends Ready; deletion ends with an empty inventory."""
     states = []
 
-    def persist(inventory: list, status: ComponentStatus) -> None:  # type: ignore[type-arg]
+    def persist(inventory: list, status: ComponentStatus) -> None:
         states.append((status.state, status.reason, len(inventory)))
 
     result = run_until_done("apply", comp.inventory, comp.ctx, persist, [configmap("a"), configmap("b")], timeout=60)

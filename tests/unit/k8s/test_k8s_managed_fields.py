@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Dict
+
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.managed_fields import (
     merge_fields,
     takeover_managed_fields,
@@ -10,7 +12,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.k8s.managed_fields imp
 R = "component.nubes.cloud"
 
 
-def entry(manager: str, operation: str, fields: dict, subresource: str = "") -> dict:  # type: ignore[type-arg]
+def entry(manager: str, operation: str, fields: dict, subresource: str = "") -> dict:
     data = {
         "manager": manager,
         "operation": operation,
@@ -25,7 +27,7 @@ def entry(manager: str, operation: str, fields: dict, subresource: str = "") -> 
 
 def test_merge_fields_is_a_union() -> None:
     """fieldsV1 tries are merged key by key."""
-    target = {"f:data": {"f:a": {}}}
+    target: Dict[str, Any] = {"f:data": {"f:a": {}}}
     merge_fields(target, {"f:data": {"f:b": {}}, "f:metadata": {"f:labels": {}}})
     assert target == {"f:data": {"f:a": {}, "f:b": {}}, "f:metadata": {"f:labels": {}}}
 

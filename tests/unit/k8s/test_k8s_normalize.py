@@ -28,7 +28,7 @@ def scope(group: str, version: str, kind: str) -> Optional[bool]:
     return KNOWN.get((group, version, kind))
 
 
-def norm(*objects: Dict[str, Any], namespace: str = "deploy-ns"):  # type: ignore[no-untyped-def]
+def norm(*objects: Dict[str, Any], namespace: str = "deploy-ns"):
     return normalise_objects(list(objects), namespace, Markers(), Defaults().normalised(), scope)
 
 
@@ -36,7 +36,7 @@ def cm(name: str = "a", **meta: Any) -> Dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, **meta}, "data": {"k": "v"}}
 
 
-CRD = {
+CRD: Dict[str, Any] = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",
     "metadata": {"name": "widgets.example.com"},

@@ -53,13 +53,13 @@ def test_to_kebab(raw: str, kebab: str) -> None:
         (p.missing_namespaces_policy, "create", c.MISSING_NAMESPACES_CREATE),
     ],
 )
-def test_policy_values(func, raw: str, expected) -> None:  # type: ignore[no-untyped-def]
+def test_policy_values(func, raw: str, expected) -> None:
     """C15: every spelling of section 4 maps to one canonical value; "" (and deprecated default) is the default."""
     assert func(raw) == expected
 
 
 @pytest.mark.parametrize("func", [p.adoption_policy, p.reconcile_policy, p.update_policy, p.delete_policy])
-def test_policy_invalid(func) -> None:  # type: ignore[no-untyped-def]
+def test_policy_invalid(func) -> None:
     """C15: an unknown value is an error naming the accepted values."""
     with pytest.raises(ValidationError, match="use one of"):
         func("sometimes")

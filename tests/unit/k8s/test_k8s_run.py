@@ -54,7 +54,7 @@ class Clock:
         self.now += seconds
 
 
-def _run(monkeypatch: pytest.MonkeyPatch, results: List[Any], operation: str = "apply", timeout: float = 100.0):  # type: ignore[no-untyped-def]
+def _run(monkeypatch: pytest.MonkeyPatch, results: List[Any], operation: str = "apply", timeout: float = 100.0):
     seq = iter(results)
 
     def step(*_args: Any) -> Any:
