@@ -1,7 +1,8 @@
 """Throughput of the deck-api emulator: simple GETs over one keep-alive connection.
 
 The emulator runs in its own process (`python -m tests.emulator serve`), pinned to one CPU core where the
-OS allows it; the client (httpx, keep-alive) sends a fixed number of requests and prints requests/second.
+OS allows it; the client (httpx, keep-alive) sends a fixed number of requests and prints requests/second and,
+on Linux, requests per CPU-second the emulator spent (its one-core capacity, independent of machine load).
 
     .venv/bin/python bench/emulator_throughput.py [--requests 3000] [--no-pin]
 """
@@ -38,13 +39,29 @@ def start_emulator(pin: bool) -> tuple[subprocess.Popen[str], str, str]:
     return proc, endpoint, token
 
 
-def measure(client: httpx.Client, url: str, count: int) -> float:
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), or None where that is not available."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(client: httpx.Client, url: str, count: int, pid: int) -> tuple[float, float | None]:
+    """(requests per wall-clock second, requests per CPU-second of the emulator process)."""
+    cpu_before = cpu_seconds(pid)
     started = time.perf_counter()
     for _index in range(count):
         response = client.get(url)
         if response.status_code != 200:
             raise SystemExit(f"GET {url} answered {response.status_code}: {response.text[:200]}")
-    return count / (time.perf_counter() - started)
+    wall = time.perf_counter() - started
+    cpu_after = cpu_seconds(pid)
+    per_cpu = (
+        count / (cpu_after - cpu_before) if cpu_before is not None and cpu_after and cpu_after > cpu_before else None
+    )
+    return count / wall, per_cpu
 
 
 def main() -> int:
@@ -58,10 +75,11 @@ def main() -> int:
             created = client.post(endpoint + "/instances", json={"serviceId": 1, "displayName": "bench", "descr": ""})
             uid = created.headers["Location"][2:]
             paths = {"GET /instances/{uid}": f"/instances/{uid}", "GET /services/90": "/services/90"}
-            measure(client, endpoint + paths["GET /instances/{uid}"], 200)  # warm-up
+            measure(client, endpoint + paths["GET /instances/{uid}"], 200, proc.pid)  # warm-up
             for label, path in paths.items():
-                rate = measure(client, endpoint + path, args.requests)
-                print(f"{label:24s} {args.requests} requests  {rate:8.0f} req/s")
+                rate, per_cpu = measure(client, endpoint + path, args.requests, proc.pid)
+                capacity = f"{per_cpu:8.0f} req per emulator CPU-second" if per_cpu else "(CPU time not available)"
+                print(f"{label:24s} {args.requests} requests  {rate:8.0f} req/s  {capacity}")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
