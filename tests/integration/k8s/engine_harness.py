@@ -107,6 +107,10 @@ class Component:
         """Apply until done; returns the number of calls."""
         return self._loop(lambda: self.apply(objects), max_seconds)
 
+    def apply_until(self, objects: Sequence[Dict[str, Any]], predicate: Any, max_seconds: float = 60.0) -> int:
+        """Apply (retrying retriable errors) until ``predicate()`` holds after a call that returned False."""
+        return self._loop(lambda: self.apply(objects) is False and bool(predicate()), max_seconds)
+
     def converge_delete(self, max_seconds: float = 90.0) -> int:
         def step() -> bool:
             ok, message = engine.is_deletion_allowed(self.inventory, self.ctx)

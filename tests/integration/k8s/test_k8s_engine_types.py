@@ -177,3 +177,50 @@ def test_orphaned_crd_loses_our_finalizer(comp: Component, group: str) -> None:
     live = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
     assert live is not None and "component.nubes.cloud/finalizer" not in (live["metadata"].get("finalizers") or [])
     comp.api.delete(comp.resource("apiextensions.k8s.io/v1", "CustomResourceDefinition"), "", name)
+
+
+def test_apiservice_is_applied_late_and_released_on_delete(comp: Component, group: str) -> None:
+    """APIServices are "late": applied only when the regular objects of their wave are ready; they carry our
+    finalizer, which is released on deletion once no instances exist (reference 3.3 step 12, 7.6)."""
+    name = f"v1.{group}"
+    service = {
+        "apiVersion": "apiregistration.k8s.io/v1",
+        "kind": "APIService",
+        "metadata": {"name": name},
+        "spec": {"group": group, "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10},
+    }
+    objects = [service, configmap("regular")]
+    assert comp.apply(objects) is False  # write-ahead
+    assert comp.item("APIService", name).managedTypes == [TypeInfo(group, "v1", "*")]
+    assert comp.apply(objects) is False
+    assert comp.phases() == {f"APIService/{name}": SA, "ConfigMap/regular": ("Creating", "InProgress")}
+    assert comp.apply(objects) is False  # regular ready -> the APIService is created now
+    assert comp.phases() == {f"APIService/{name}": ("Creating", "InProgress"), "ConfigMap/regular": READY}
+    comp.converge(objects)
+    live = comp.get("apiregistration.k8s.io/v1", "APIService", name)
+    assert live is not None and "component.nubes.cloud/finalizer" in live["metadata"]["finalizers"]
+    comp.converge_delete()
+    assert comp.get("apiregistration.k8s.io/v1", "APIService", name) is None
+
+
+def test_status_hints_on_a_custom_resource(comp: Component, group: str) -> None:
+    """status-hint conditions=Synced: the object is ready only when its Synced condition is True (6.1)."""
+    widget = instance(group, "Knob", "k")
+    widget["metadata"]["annotations"] = {"component.nubes.cloud/status-hint": "has-ready-condition,conditions=Synced"}
+    objects = [crd(group, "Knob", "knobs"), widget]
+    comp.apply_until(objects, lambda: comp.phases()["Knob/k"][0] == "Creating")
+    assert comp.apply(objects) is False
+    assert comp.phases()["Knob/k"] == ("Creating", "InProgress")  # no Ready condition yet: the hint injects Unknown
+    res = comp.resource(f"{group}/v1", "Knob")
+    conditions = [{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "False"}]
+    comp.api.json_patch(
+        res, comp.namespace, "k", [{"op": "add", "path": "/status", "value": {"conditions": conditions}}]
+    )
+    assert comp.apply(objects) is False
+    assert comp.phases()["Knob/k"] == ("Creating", "InProgress")  # Synced is False
+    conditions[1]["status"] = "True"
+    comp.api.json_patch(
+        res, comp.namespace, "k", [{"op": "replace", "path": "/status/conditions", "value": conditions}]
+    )
+    assert comp.apply(objects) is True
+    assert comp.phases()["Knob/k"] == READY
