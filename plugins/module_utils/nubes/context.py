@@ -116,6 +116,13 @@ class TaskContext:
         self._names[cache_key] = found[0].uid
         return found[0].uid
 
+    def flag(self, option: str, default: bool) -> bool:
+        """A boolean option; unset (None) means the SERVICE's lifecycle default (P19), else `default`."""
+        value = self.params.get(option)
+        if value is None:
+            value = self.lifecycle.get(option, default)
+        return bool(value)
+
     def warn(self, text: str) -> None:
         self.warnings.append(self.redactor(text))
 

@@ -151,7 +151,7 @@ class InstanceTask:
             recorded=recorded,
             record_creating=found["record_creating"],
             live_matches=found["live_matches"] if not recorded else 0,
-            adopt=bool(self.params.get("adopt_existing_on_create")),
+            adopt=self.ctx.flag("adopt_existing_on_create", False),
             key_params_match=key_match,
             params_changed=bool(changed_params),
             revision_changed=revision_changed,
@@ -178,7 +178,7 @@ class InstanceTask:
             self.operations_run = list(decision.operations)
             return decision
         for operation in decision.operations:
-            if not self._apply(operation, desired, changed_params):
+            if not self._apply(operation, desired):
                 break  # wait=false: return after starting the operation
         if decision.record == RECORD_WRITE and not (self.last_operation and not self.last_operation.finished):
             self._write_present(desired, decision)
@@ -233,7 +233,7 @@ class InstanceTask:
 
     # -- operations ------------------------------------------------------------------------------
 
-    def _apply(self, operation: str, desired: Dict[str, str], changed_params: List[str]) -> bool:
+    def _apply(self, operation: str, desired: Dict[str, str]) -> bool:
         """Run one operation; False when it was only started (wait=false)."""
         if operation == "create":
             return self._create(desired)
@@ -257,7 +257,7 @@ class InstanceTask:
             on_created = self._remember_create_op
         op_uid = self.ctx.executor.start(instance_uid, operation, op_id, values, on_created, existing)
         self.operations_run.append(operation)
-        if not self.params.get("wait", True):
+        if not self.ctx.flag("wait", True):
             self.last_operation = OperationResult(op_uid, operation, False)
             return False
         self.last_operation = self.ctx.executor.wait(op_uid, operation, timeout)
@@ -419,9 +419,7 @@ class InstanceTask:
         )
         recorded = self.record is not None and bool(uid)
         suspendable = bool(self.ctx.lifecycle.get("suspendable"))
-        suspend_on_destroy = bool(
-            self.params.get("suspend_on_destroy", self.ctx.lifecycle.get("suspend_on_destroy", True))
-        )
+        suspend_on_destroy = self.ctx.flag("suspend_on_destroy", True)  # P19
         status = MISSING
         live_matches = 0
         forget_only = suspendable and not suspend_on_destroy and (recorded or bool(self.task_uid))

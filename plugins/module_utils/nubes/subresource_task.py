@@ -116,7 +116,7 @@ class SubresourceTask:
             self._run(str(ops.get("create") or f"create_{self.sub}"), values)
             self._write(parent_uid, values)
             return
-        if record is None and not self.params.get("adopt_existing_on_create"):
+        if record is None and not self.ctx.flag("adopt_existing_on_create", False):
             raise NubesError(
                 f"{self.module_name}: the {self.sub} {self.key!r} already exists in instance {parent_uid} and is "
                 "not managed by this state.\nReason: it exists and adopt_existing_on_create is false.\n"
@@ -173,7 +173,7 @@ class SubresourceTask:
         assert self.parent is not None
         op_id = self.ctx.svc_operation_id(operation, self.parent)
         op_uid = self.ctx.executor.start(self.parent.uid, operation, op_id, values)
-        if not self.params.get("wait", True):
+        if not self.ctx.flag("wait", True):
             self.last_operation = OperationResult(op_uid, operation, False)
             return
         self.last_operation = self.ctx.executor.wait(op_uid, operation, self.ctx.timeout(operation))
