@@ -137,6 +137,7 @@ PARAM_ERROR_STATUS: Final = 400  # unknown param, wrong type, bad choice, malfor
 REFERENCE_ERROR_STATUS: Final = 422  # refSvcId points nowhere / to the wrong service; key (uniqueScope) conflicts
 MISSING_REQUIRED_STATUS: Final = 422  # validate-cfs / run with required params unset
 UNAVAILABLE_OPERATION_STATUS: Final = 422
+DNS_RECORD_SVC_SHORT: Final = "dnsrecord"  # svcShort of service 111 (not published)
 BOOLEAN_STRINGS: Final = ("true", "false")  # compared case-insensitively
 EMPTY_MEANS_UNSET: Final = True  # "" is accepted for any type and counts as "not filled"
 POST_ON_EXISTING_ROW_UPDATES: Final = True  # POST of a param that already has a row replaces its value

@@ -22,7 +22,7 @@ from tests.emulator.errors import cfml_error
 from tests.emulator.faults import FaultSet
 from tests.emulator.model import Instance, Operation, ParamRow
 from tests.emulator.settings import Settings
-from tests.emulator.validation import as_param_string, check_value, missing_required
+from tests.emulator.validation import as_param_string, check_record_value, check_value, missing_required
 
 Json = dict[str, Any]
 
@@ -495,6 +495,10 @@ class Emulator:
             param = self.catalogue.params[row.param_id]
             check_value(param, row.value, self._lookup_live)
             self._check_key_param(op, inst, param, row.value)
+        current = (inst.state or {}).get("params", {})
+        values = {str(k): as_param_string(v) for k, v in current.items()}
+        values.update({self.catalogue.params[r.param_id]["svcOperationCfsParam"]: r.value for r in op.rows.values()})
+        check_record_value(self.svc_short(inst.service_id), values, tag)
 
     def _check_key_param(self, op: Operation, inst: Instance, param: Json, value: str) -> None:
         """uniqueScope parent: sub-resource keys on the parent; instance keys among siblings of the same parent."""

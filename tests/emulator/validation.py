@@ -160,3 +160,14 @@ def missing_required(params: list[Json], values: dict[int, str]) -> list[str]:
         for p in params
         if p.get("isRequired") and values.get(p["svcOperationCfsParamId"], "") == ""
     ]
+
+
+def check_record_value(svc_short: str, values: dict[str, str], tag: str) -> None:
+    """DNS records (deck-api.md 3.4): CNAME values need a trailing dot. `values`: the record's params by code."""
+    if svc_short != A.DNS_RECORD_SVC_SHORT or values.get("recordType", "").upper() != "CNAME":
+        return
+    target = values.get("recordInput", "")
+    if target and not target.endswith("."):
+        raise cfml_error(
+            A.PARAM_ERROR_STATUS, f"CNAME value '{target}' must be a fully qualified name ending with a dot", tag
+        )

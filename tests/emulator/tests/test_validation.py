@@ -143,3 +143,16 @@ def test_request_body_errors(api: Api, dummy_op: str) -> None:
         },
     )
     assert r.status_code == 404
+
+
+def test_cname_needs_a_trailing_dot(api: Api, name: str) -> None:
+    """deck-api.md 3.4: CNAME values need a trailing dot (checked by validate-cfs / run, also on modify)."""
+    zone = running_zone(api, name, "cname.example")
+    record = api.new_instance(111, f"{name}-cname")
+    values = {"zoneUid": zone, "recordType": "CNAME", "recordName": "alias", "recordInput": "target.example"}
+    op = api.prepare(record, "create", values)
+    assert_cfml(api.get(f"/instanceOperations/{op}/validate-cfs"), 400, "ending with a dot")
+    assert_cfml(api.run(op), 400, "ending with a dot")
+    api.complete(record, "create", {**values, "recordInput": "target.example."})
+    modify = api.prepare(record, "modify", {"recordInput": "elsewhere.example"})
+    assert_cfml(api.get(f"/instanceOperations/{modify}/validate-cfs"), 400, "ending with a dot")
