@@ -354,6 +354,9 @@ class InstanceTask:
         record.pop("pending", None)
         if op_uid and not self.ctx.check_mode:
             try:
+                if not self.ctx.api.get_operation(op_uid).started:
+                    # the earlier run stopped before `run` (e.g. a param push failed): nothing was applied
+                    raise OperationFailedError(f"operation {name!r} ({op_uid}) was never started")
                 self.ctx.executor.wait(op_uid, name, self.ctx.timeout(name))
             except OperationFailedError as exc:
                 self.ctx.warn(f"the earlier {name} operation did not succeed, it is applied again: {exc.msg}")

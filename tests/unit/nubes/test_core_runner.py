@@ -493,3 +493,24 @@ def test_failed_unwaited_modify_is_applied_again(
     again = run(services["postgres"], resource_name="db1", resource_cpu=800)
     assert again["operations"] == ["modify"]
     assert any("node pool exhausted" in w for w in again["_warnings"])
+
+
+def test_operation_abandoned_before_run_is_not_waited_for(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """A modify whose param push failed (outcome unknown) was never run: the next run applies it again at once."""
+    import httpx
+
+    run(services["postgres"], **pg_args(s3_uid))
+
+    def push_lost(request: httpx.Request) -> Any:
+        if request.url.path.endswith("/instanceOperationCfsParams"):
+            return httpx.Response(504, json={"ERROR": "gateway timeout"})
+        return None
+
+    deck.hooks.append(push_lost)
+    with pytest.raises(NubesError, match=r"outcome|504"):
+        run(services["postgres"], resource_name="db1", resource_cpu=800)
+    deck.hooks.clear()
+    again = run(services["postgres"], resource_name="db1", resource_cpu=800)
+    assert again["operations"] == ["modify"] and any("never started" in w for w in again["_warnings"])
