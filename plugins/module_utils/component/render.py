@@ -1,0 +1,355 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Generators: a directory of Jinja2 templates (every file a template), plain manifests and kustomize (C2, C4, C10).
+
+Templates run in ``jinja2.sandbox.ImmutableSandboxedEnvironment``: spec values are data and cannot execute code.
+``values`` = the defaults of ``.component-config.yaml`` deep-merged with the component's ``spec`` (C2: the spec
+is passed read-only). Errors name the file and the line.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import fnmatch
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+try:
+    import yaml
+
+    HAS_YAML = True
+except ImportError:  # pragma: no cover - reported by the module
+    HAS_YAML = False
+
+try:
+    import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+
+    HAS_JINJA2 = True
+except ImportError:  # pragma: no cover - reported by the module
+    HAS_JINJA2 = False
+
+CONFIG_FILE = ".component-config.yaml"
+CONFIG_KEYS = ("values", "template_suffix", "ignore")
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+Lookup = Callable[[str, str, str, str], Optional[Dict[str, Any]]]
+ListLookup = Callable[[str, str, str, str], List[Dict[str, Any]]]
+
+
+class RenderError(Exception):
+    """A template or manifest cannot be rendered; the message names the file and line."""
+
+
+@dataclass
+class RenderInput:
+    """What a generator gets (C4, C10): placement namespace and name, the spec, the component identity."""
+
+    files: Mapping[str, str]
+    spec: Mapping[str, Any]
+    namespace: str
+    name: str
+    component_namespace: str
+    component_name: str
+    revision: int = 1
+    lookup: Optional[Lookup] = None
+    lookup_list: Optional[ListLookup] = None
+    kustomize_command: Optional[Sequence[str]] = None
+
+
+@dataclass
+class TemplateConfig:
+    """``.component-config.yaml``: default ``values``, ``template_suffix`` ("" = every file), ``ignore`` globs."""
+
+    values: Dict[str, Any] = field(default_factory=dict)
+    template_suffix: str = ""
+    ignore: List[str] = field(default_factory=list)
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Dict[str, Any]:
+    """Merge ``override`` into a copy of ``base``; nested mappings merge, anything else replaces."""
+    result: Dict[str, Any] = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(result.get(key), Mapping):
+            result[key] = deep_merge(result[key], value)
+        else:
+            result[key] = copy.deepcopy(value)
+    return result
+
+
+def load_config(files: Mapping[str, str]) -> TemplateConfig:
+    """Parse ``.component-config.yaml`` when present."""
+    text = files.get(CONFIG_FILE)
+    if text is None:
+        return TemplateConfig()
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise RenderError(f"{CONFIG_FILE}{_yaml_position(exc)}: invalid YAML: {_yaml_problem(exc)}") from None
+    if not isinstance(data, dict):
+        raise RenderError(f"{CONFIG_FILE}: must be a mapping with keys {', '.join(CONFIG_KEYS)}")
+    unknown = sorted(set(data) - set(CONFIG_KEYS))
+    if unknown:
+        raise RenderError(f"{CONFIG_FILE}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(CONFIG_KEYS)}")
+    values = data.get("values") or {}
+    ignore = data.get("ignore") or []
+    suffix = data.get("template_suffix") or ""
+    if not isinstance(values, dict):
+        raise RenderError(f"{CONFIG_FILE}: values must be a mapping")
+    if not isinstance(ignore, list) or not all(isinstance(i, str) for i in ignore):
+        raise RenderError(f"{CONFIG_FILE}: ignore must be a list of glob patterns")
+    if not isinstance(suffix, str):
+        raise RenderError(f"{CONFIG_FILE}: template_suffix must be a string such as .j2")
+    return TemplateConfig(values=values, template_suffix=suffix, ignore=list(ignore))
+
+
+def _ignored(path: str, patterns: Sequence[str]) -> bool:
+    base = path.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(path, p) or fnmatch.fnmatch(base, p) for p in patterns)
+
+
+# --- template helpers ------------------------------------------------------------------------------------------
+
+
+def _to_yaml(value: Any, indent: int = 2) -> str:
+    return str(yaml.safe_dump(_plain(value), default_flow_style=False, sort_keys=False, indent=indent)).rstrip("\n")
+
+
+def _to_json(value: Any) -> str:
+    return json.dumps(_plain(value), sort_keys=True)
+
+
+def _b64encode(value: Any) -> str:
+    return base64.b64encode(str(value).encode("utf-8")).decode("ascii")
+
+
+def _b64decode(value: Any) -> str:
+    return base64.b64decode(str(value)).decode("utf-8")
+
+
+def _sha256(value: Any) -> str:
+    return hashlib.sha256(str(value).encode("utf-8")).hexdigest()
+
+
+class _RequiredValueMissing(Exception):
+    pass
+
+
+def _required(value: Any, message: str = "a required value is missing") -> Any:
+    if value is None or (HAS_JINJA2 and isinstance(value, jinja2.Undefined)) or value == "":
+        raise _RequiredValueMissing(message)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """Sandboxed values are plain already; drop Jinja's Undefined markers for dumping."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _environment(render_input: RenderInput, sources: Mapping[str, str]) -> Any:
+    def load(name: str) -> Tuple[str, str, Callable[[], bool]]:
+        if name not in sources:
+            raise jinja2.TemplateNotFound(name)
+        return sources[name], name, lambda: True
+
+    env = ImmutableSandboxedEnvironment(
+        loader=jinja2.FunctionLoader(load),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters.update(
+        {
+            "to_yaml": _to_yaml,
+            "to_json": _to_json,
+            "b64encode": _b64encode,
+            "b64decode": _b64decode,
+            "sha256": _sha256,
+            "required": _required,
+        }
+    )
+
+    def lookup(api_version: str, kind: str, name: str, namespace: str = "") -> Optional[Dict[str, Any]]:
+        if render_input.lookup is None:
+            raise RenderError("lookup() needs the target cluster, which is not available here")
+        return render_input.lookup(api_version, kind, name, namespace)
+
+    def lookup_list(api_version: str, kind: str, namespace: str = "", label_selector: str = "") -> List[Any]:
+        if render_input.lookup_list is None:
+            raise RenderError("lookup_list() needs the target cluster, which is not available here")
+        return render_input.lookup_list(api_version, kind, namespace, label_selector)
+
+    env.globals.update({"lookup": lookup, "lookup_list": lookup_list})
+    return env
+
+
+def _template_line(exc: BaseException, name: str) -> Optional[int]:
+    """The line of template ``name`` where a runtime error happened (Jinja rewrites tracebacks to template lines)."""
+    line: Optional[int] = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == name:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def render_template(env: Any, name: str, context: Mapping[str, Any]) -> str:
+    """Render one file; errors carry ``file:line``."""
+    try:
+        return str(env.get_template(name).render(**context))
+    except jinja2.TemplateSyntaxError as exc:
+        raise RenderError(f"template {name}, line {exc.lineno}: syntax error: {exc.message}") from None
+    except RenderError as exc:
+        line = _template_line(exc, name)
+        raise RenderError(f"template {name}{_line_text(line)}: {exc}") from None
+    except _RequiredValueMissing as exc:
+        raise RenderError(f"template {name}{_line_text(_template_line(exc, name))}: {exc}") from None
+    except SecurityError as exc:
+        raise RenderError(
+            f"template {name}{_line_text(_template_line(exc, name))}: not allowed in the sandbox: {exc}"
+        ) from None
+    except jinja2.UndefinedError as exc:
+        raise RenderError(
+            f"template {name}{_line_text(_template_line(exc, name))}: {exc.message}; define it in the spec or in "
+            f"the values of {CONFIG_FILE}"
+        ) from None
+    except Exception as exc:  # pylint: disable=broad-except  # any template runtime error is the user's to fix
+        raise RenderError(
+            f"template {name}{_line_text(_template_line(exc, name))}: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _line_text(line: Optional[int]) -> str:
+    return f", line {line}" if line else ""
+
+
+def _yaml_position(exc: Any) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    return f", line {mark.line + 1}" if mark is not None else ""
+
+
+def _yaml_problem(exc: Any) -> str:
+    return str(getattr(exc, "problem", None) or exc)
+
+
+def parse_manifests(text: str, origin: str) -> List[Dict[str, Any]]:
+    """Objects of a multi-document YAML (or JSON) text; ``kind: List`` is expanded; empty documents are skipped."""
+    try:
+        documents = list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        raise RenderError(f"{origin}{_yaml_position(exc)}: invalid YAML: {_yaml_problem(exc)}") from None
+    objects: List[Dict[str, Any]] = []
+    for number, document in enumerate(documents, start=1):
+        if document is None:
+            continue
+        if isinstance(document, dict) and document.get("kind") == "List" and isinstance(document.get("items"), list):
+            candidates = list(document["items"])
+        else:
+            candidates = [document]
+        for candidate in candidates:
+            objects.append(check_object(candidate, f"{origin}, document {number}"))
+    return objects
+
+
+def check_object(candidate: Any, origin: str) -> Dict[str, Any]:
+    """A desired object must be a mapping with apiVersion, kind and metadata.name."""
+    if not isinstance(candidate, dict):
+        raise RenderError(f"{origin}: not a mapping; every document must be a Kubernetes object")
+    missing = [key for key in ("apiVersion", "kind") if not candidate.get(key)]
+    name = (candidate.get("metadata") or {}).get("name") if isinstance(candidate.get("metadata"), dict) else None
+    if missing:
+        raise RenderError(
+            f"{origin} (name {name or '?'}): object without {' and '.join(missing)}; every object needs apiVersion, "
+            "kind and metadata.name"
+        )
+    if not name:
+        raise RenderError(f"{origin} ({candidate['kind']}): object without metadata.name")
+    return candidate
+
+
+def kustomize_command() -> List[str]:
+    """``kubectl kustomize`` or ``kustomize build``, whichever exists."""
+    kubectl = shutil.which("kubectl")
+    if kubectl:
+        return [kubectl, "kustomize"]
+    kustomize = shutil.which("kustomize")
+    if kustomize:
+        return [kustomize, "build"]
+    raise RenderError(
+        "the source has a kustomization.yaml but neither kubectl nor kustomize is on the PATH of the host running "
+        "the module; install one of them (https://kubectl.docs.kubernetes.io/installation/)"
+    )
+
+
+def run_kustomize(outputs: Mapping[str, str], command: Optional[Sequence[str]] = None) -> List[Dict[str, Any]]:
+    """Write the rendered files to a temporary directory and build it with kustomize."""
+    argv = list(command) if command else kustomize_command()
+    with tempfile.TemporaryDirectory(prefix="nubes-component-") as workdir:
+        for relative, text in outputs.items():
+            target = os.path.join(workdir, *relative.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        proc = subprocess.run([*argv, workdir], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        error = proc.stderr.strip().replace(workdir, "<source>")
+        raise RenderError(f"kustomize build failed: {error}")
+    return parse_manifests(proc.stdout, "kustomize output")
+
+
+def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
+    """Render a directory of templates (every file a template unless a suffix is configured) into objects."""
+    if not HAS_JINJA2 or not HAS_YAML:
+        raise RenderError("the Python packages jinja2 and PyYAML are required on the host running the module")
+    files = dict(render_input.files)
+    config = load_config(files)
+    values = deep_merge(config.values, render_input.spec or {})
+    sources = {path: text for path, text in files.items() if path != CONFIG_FILE and not _ignored(path, config.ignore)}
+    env = _environment(render_input, sources)
+    context = {
+        "values": values,
+        "spec": copy.deepcopy(dict(render_input.spec or {})),
+        "name": render_input.name,
+        "namespace": render_input.namespace,
+        "component": {"name": render_input.component_name, "namespace": render_input.component_namespace},
+        "revision": render_input.revision,
+    }
+    outputs: Dict[str, str] = {}
+    suffix = config.template_suffix
+    for path in sorted(sources):
+        if suffix and not path.endswith(suffix):
+            outputs[path] = sources[path]  # not a template: copied as it is
+            continue
+        output_name = path[: -len(suffix)] if suffix else path
+        outputs[output_name] = render_template(env, path, context)
+    if any(path.rsplit("/", 1)[-1] in KUSTOMIZATION_FILES and "/" not in path for path in outputs):
+        return run_kustomize(outputs, render_input.kustomize_command)
+    objects: List[Dict[str, Any]] = []
+    for path in sorted(outputs):
+        if path.endswith(MANIFEST_SUFFIXES):
+            objects.extend(parse_manifests(outputs[path], f"file {path}"))
+    return objects
+
+
+def inline_definitions(definitions: Any) -> List[Dict[str, Any]]:
+    """Objects given inline: a list of mappings, one mapping, or a (multi-document) YAML string."""
+    if isinstance(definitions, str):
+        return parse_manifests(definitions, "definitions")
+    if isinstance(definitions, dict):
+        definitions = [definitions]
+    if not isinstance(definitions, list):
+        raise RenderError("definitions must be a list of objects, one object, or a YAML string")
+    return [check_object(obj, f"definitions item {number}") for number, obj in enumerate(definitions, start=1)]

@@ -1,0 +1,117 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The component record: status in the seed's shape (C3, C5, C6, C7, C8) plus the generation counter.
+
+A module-driven component has no ``metadata.generation``; the record keeps its own: +1 whenever the component
+digest (spec, source, placement, policies) changes, so observedGeneration/appliedGeneration keep their meaning.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional
+
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import ComponentStatus
+
+STATUS_FIELDS = (
+    "observedGeneration",
+    "appliedGeneration",
+    "lastObservedAt",
+    "lastAppliedAt",
+    "processingDigest",
+    "processingSince",
+    "lastProcessingDigest",
+    "revision",
+    "conditions",
+    "state",
+    "inventory",
+)
+
+
+@dataclass
+class ComponentRecord:
+    """Everything persisted for one component."""
+
+    generation: int = 0
+    observedGeneration: int = -1
+    appliedGeneration: int = 0
+    lastObservedAt: Optional[str] = None
+    lastAppliedAt: Optional[str] = None
+    processingDigest: str = ""
+    processingSince: Optional[str] = None
+    lastProcessingDigest: str = ""
+    revision: int = 0
+    conditions: List[Dict[str, Any]] = field(default_factory=list)
+    state: str = ""
+    inventory: List[Dict[str, Any]] = field(default_factory=list)
+    placement: Dict[str, str] = field(default_factory=dict)
+
+    def status(self) -> Dict[str, Any]:
+        """The status returned to the task (C5): every field, absent timestamps as null."""
+        data = {name: copy.deepcopy(getattr(self, name)) for name in STATUS_FIELDS}
+        return data
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Persisted form (status fields plus generation and placement)."""
+        data = self.status()
+        data["generation"] = self.generation
+        data["placement"] = dict(self.placement)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ComponentRecord:
+        """Inverse of ``to_dict``; unknown keys are ignored."""
+        record = cls()
+        for name in (*STATUS_FIELDS, "generation", "placement"):
+            if name in data and data[name] is not None:
+                setattr(record, name, copy.deepcopy(data[name]))
+        return record
+
+    def comparable(self) -> Dict[str, Any]:
+        """Persisted form without the observation time: equal means nothing worth a write changed."""
+        data = self.to_dict()
+        data.pop("lastObservedAt", None)
+        return data
+
+    def component_status(self) -> ComponentStatus:
+        """The engine run loop's view of this status."""
+        ready = self.ready_condition()
+        status = ComponentStatus()
+        if ready:
+            status.state = self.state or c.STATE_PENDING
+            status.ready_status = str(ready.get("status", "Unknown"))
+            status.reason = str(ready.get("reason", ""))
+            status.message = str(ready.get("message", ""))
+            status.last_transition_time = ready.get("lastTransitionTime")
+        status.processing_since = self.processingSince
+        status.last_applied_at = self.lastAppliedAt
+        return status
+
+    def ready_condition(self) -> Optional[Dict[str, Any]]:
+        """The Ready condition (C6), if any."""
+        for condition in self.conditions:
+            if condition.get("type") == "Ready":
+                return condition
+        return None
+
+    def absorb(self, status: ComponentStatus, inventory: List[Dict[str, Any]], now: str) -> None:
+        """Take the run loop's status and inventory (C5-C8)."""
+        data = status.to_dict()
+        self.state = data["state"]
+        self.conditions = data["conditions"]
+        self.processingSince = data.get("processingSince")
+        if status.state == c.STATE_READY:
+            self.appliedGeneration = self.generation
+            self.lastAppliedAt = data.get("lastAppliedAt") or now
+        self.inventory = inventory
+        self.observedGeneration = self.generation
+        self.lastObservedAt = now
+
+    def set_state(self, state: str, reason: str, message: str, now: str) -> None:
+        """Set state and Ready condition directly (first sight, suspension, restart)."""
+        status = self.component_status()
+        status.set(state, reason, message, now)
+        data = status.to_dict()
+        self.state, self.conditions = data["state"], data["conditions"]

@@ -1,0 +1,568 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Module nubes.cloud.component: apply a Kubernetes component (a rendered set of dependent objects)."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: component
+short_description: Apply a Kubernetes component (a rendered set of dependent objects) to a cluster
+version_added: 1.0.0
+description:
+  - Renders a component from its O(source) (a directory of Jinja2 templates, a kustomize directory or a manifest
+    file) or from inline O(definitions), applies the objects with the collection's component engine
+    (server-side apply, ownership labels, apply waves, readiness, pruning) and waits until all are ready.
+  - The inventory (which objects the component owns) and the status are kept in the target cluster in one ConfigMap
+    per component, named C(cloud.nubes.component.<name>) in O(namespace) and labelled
+    C(component.nubes.cloud/component=<name>).
+  - Objects that are no longer rendered are deleted (pruned) once everything else is ready.
+  - With O(state=absent) the component's objects are deleted (or orphaned, by policy) and the record removed.
+  - O(changed) is true only when an object of the component was written (created, updated, deleted).
+  - The status returned has the shape of the component-operator-runtime status (C(observedGeneration),
+    C(appliedGeneration), C(lastObservedAt), C(lastAppliedAt), C(processingDigest), C(processingSince),
+    C(lastProcessingDigest), C(revision), C(conditions), C(state), C(inventory)).
+author:
+  - nubes.cloud contributors (@nubes-cloud)
+requirements:
+  - kubernetes >= 31.0 (Python client, on the host that runs the module)
+  - jinja2 >= 3.1 and PyYAML
+  - google-auth and requests, only for O(gke)
+  - C(kubectl) or C(kustomize), only for kustomize sources
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Uses reads and server-side dry-run; reports what would be created, updated, adopted and pruned.
+  diff_mode:
+    support: full
+    details: Object-level before/after of changed objects; Secret values are masked.
+  platform:
+    platforms: all
+options:
+  name:
+    description:
+      - Name of the component (a DNS label). Identifies the component together with O(namespace).
+    type: str
+    required: true
+  namespace:
+    description:
+      - Namespace of the component. The record lives here; dependents go here unless O(placement) says otherwise.
+      - Created when missing, unless O(policies.missing_namespaces=do-not-create).
+    type: str
+    required: true
+  state:
+    description:
+      - V(present) renders and applies the component; V(absent) deletes its objects and its record.
+    type: str
+    choices: [present, absent]
+    default: present
+  spec:
+    description:
+      - The component's parameters, any structure. Passed read-only to the templates, deep-merged over the default
+        C(values) of C(.component-config.yaml) as C(values); also available unmerged as C(spec).
+    type: dict
+    default: {}
+  source:
+    description:
+      - Path on the controller of a directory of templates, a kustomize directory (with C(kustomization.yaml)) or a
+        single manifest file. Every file is a Jinja2 template unless C(.component-config.yaml) sets a
+        C(template_suffix). Files ending in C(.yaml), C(.yml) or C(.json) become objects.
+      - The action plugin reads it on the controller and passes the contents as O(templates); rendering happens in
+        the module, next to the cluster, so that C(lookup()) sees live objects.
+      - Relative paths are searched like the C(files) of a role or playbook.
+    type: path
+  templates:
+    description:
+      - File contents keyed by relative path, as O(source) produces them. Normally filled in by the action plugin.
+    type: dict
+  definitions:
+    description:
+      - Inline objects, not templated; a list of objects, one object, or a multi-document YAML string.
+    type: raw
+  placement:
+    description:
+      - Deployment namespace and name passed to the templates as C(namespace) and C(name); the namespace is also
+        the default namespace of namespaced objects that name none.
+      - Must not change after the first apply.
+    type: dict
+    suboptions:
+      namespace:
+        description: Deployment namespace (default O(namespace)).
+        type: str
+      name:
+        description: Deployment name (default O(name)).
+        type: str
+  kubeconfig:
+    description:
+      - Kubeconfig of the target cluster; a path on the controller or the target host, the kubeconfig's YAML text,
+        or a dict (for example the output of a cloud module).
+      - Tokens, keys and passwords in it are never shown in results.
+      - Without O(kubeconfig), O(host) and O(gke), E(KUBECONFIG), C(~/.kube/config) or the in-cluster service
+        account is used.
+    type: raw
+  context:
+    description: Context of O(kubeconfig) to use (default its current context).
+    type: str
+  host:
+    description: URL of the API server, for token authentication with O(api_key).
+    type: str
+  api_key:
+    description: Bearer token for O(host).
+    type: str
+  ca_cert:
+    description: CA certificate file (PEM) for the API server's TLS certificate.
+    type: path
+  validate_certs:
+    description: Verify the API server's TLS certificate.
+    type: bool
+    default: true
+    aliases: [verify_ssl]
+  gke:
+    description:
+      - A Google Kubernetes Engine cluster, authenticated with google-auth (a service-account key file or
+        application default credentials). google-auth refreshes the access token when it expires.
+      - The endpoint and CA come from the GKE API unless O(gke.endpoint) is given.
+    type: dict
+    suboptions:
+      project:
+        description: Google Cloud project id.
+        type: str
+      location:
+        description: Region or zone of the cluster.
+        type: str
+      cluster:
+        description: Cluster name.
+        type: str
+      credentials_file:
+        description: Service-account key file (JSON) on the host that runs the module; default application default
+          credentials.
+        type: path
+      scopes:
+        description: OAuth2 scopes.
+        type: list
+        elements: str
+        default: [https://www.googleapis.com/auth/cloud-platform]
+      endpoint:
+        description: API server address; skips the GKE API lookup.
+        type: str
+      ca_cert:
+        description: CA certificate file (PEM) of the API server (with O(gke.endpoint)).
+        type: path
+      validate_certs:
+        description: Verify the API server's TLS certificate.
+        type: bool
+        default: true
+      container_api_url:
+        description: Base URL of the GKE API.
+        type: str
+        default: https://container.googleapis.com
+  impersonate:
+    description:
+      - Apply the objects (and write the record) as this user and groups. An empty user disables impersonation.
+    type: dict
+    suboptions:
+      user:
+        description: User to impersonate.
+        type: str
+      groups:
+        description: Groups to impersonate (with O(impersonate.user)).
+        type: list
+        elements: str
+        default: []
+  suspend:
+    description:
+      - Do not apply; the component goes to state V(Pending) with reason V(Suspended). Deletion still works.
+    type: bool
+    default: false
+  policies:
+    description:
+      - Component-level policies for its objects; per-object annotations C(<prefix>/adoption-policy),
+        C(<prefix>/update-policy), C(<prefix>/delete-policy) override them.
+    type: dict
+    suboptions:
+      adoption:
+        description: Take over existing objects never, only if no component owns them, or always.
+        type: str
+        choices: [never, if-unowned, always]
+        default: if-unowned
+      update:
+        description: How changed objects are written.
+        type: str
+        choices: [ssa-override, ssa-merge, replace, recreate]
+        default: ssa-override
+      delete:
+        description: Delete objects, or orphan them (always, only when pruned, only when the component is deleted).
+        type: str
+        choices: [delete, orphan, orphan-on-apply, orphan-on-delete]
+        default: delete
+      missing_namespaces:
+        description: Create namespaces that objects need, or fail.
+        type: str
+        choices: [create, do-not-create]
+        default: create
+  additional_managed_types:
+    description:
+      - Types (beyond CRDs and APIServices of the component) whose instances the component manages; foreign
+        instances block its deletion. C(*) and C(*.suffix) groups and C(*) kinds are wildcards.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      group:
+        description: API group (C("") for the core group).
+        type: str
+        required: true
+      version:
+        description: Version, or C(*).
+        type: str
+        default: '*'
+      kind:
+        description: Kind, or C(*).
+        type: str
+        required: true
+  timeout:
+    description:
+      - Seconds to wait until all objects are ready (or deleted). Past it the task fails with state V(Error) and
+        reason V(Timeout), listing what is not ready and why.
+    type: int
+    default: 600
+  reapply_interval:
+    description: Seconds after which objects are re-applied even when they seem in sync (drift correction).
+    type: int
+    default: 3600
+  wait:
+    description:
+      - Wait until the component is ready. With V(false) the task returns after the objects are written, with the
+        current state (usually V(Processing)).
+    type: bool
+    default: true
+  annotation_prefix:
+    description: Prefix of the engine's labels, annotations, finalizer and field manager.
+    type: str
+    default: component.nubes.cloud
+notes:
+  - One run per component at a time; a concurrent run fails on the record's resourceVersion.
+  - The owner id of the objects is C(<kube-system UID>/<namespace>/<name>).
+seealso:
+  - name: Component guide
+    description: Sources, templates, policies, connection and status.
+    link: https://github.com/nubes-cloud/nubes.cloud/blob/main/docs/component.md
+"""
+
+EXAMPLES = r"""
+- name: Apply a component from a directory of templates
+  nubes.cloud.component:
+    name: web
+    namespace: demo
+    source: components/web
+    spec:
+      replicas: 2
+      image: nginx:1.27
+
+- name: Apply inline objects to a cluster created by a cloud module
+  nubes.cloud.component:
+    name: config
+    namespace: apps
+    kubeconfig: "{{ cluster.outputs.kubeconfig }}"
+    definitions:
+      - apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+        data:
+          mode: production
+
+- name: Apply as another user
+  nubes.cloud.component:
+    name: web
+    namespace: team-a
+    source: components/web
+    impersonate:
+      user: deployer
+      groups: [team-a]
+
+- name: Apply to GKE with a service-account key
+  nubes.cloud.component:
+    name: web
+    namespace: demo
+    source: components/web
+    gke:
+      project: my-project
+      location: europe-west1
+      cluster: prod
+      credentials_file: /etc/gcp/deployer.json
+
+- name: Delete the component, keeping its objects
+  nubes.cloud.component:
+    name: web
+    namespace: demo
+    state: absent
+"""
+
+RETURN = r"""
+status:
+  description: Component status (the component-operator-runtime shape).
+  returned: always
+  type: dict
+  contains:
+    observedGeneration:
+      description: Generation seen by the last run (the generation grows with every input change).
+      type: int
+    appliedGeneration:
+      description: Generation that was last applied completely (Ready).
+      type: int
+    lastObservedAt:
+      description: Time of the last run.
+      type: str
+    lastAppliedAt:
+      description: Time the component last became Ready.
+      type: str
+    processingDigest:
+      description: Digest of the inputs being processed.
+      type: str
+    processingSince:
+      description: Start of the current not-yet-ready period.
+      type: str
+    lastProcessingDigest:
+      description: Digest for which the revision was last increased.
+      type: str
+    revision:
+      description: Counter, +1 for every new input digest.
+      type: int
+    conditions:
+      description: The Ready condition (type, status True/False/Unknown, reason, message, lastTransitionTime).
+      type: list
+      elements: dict
+    state:
+      description: Ready, Pending, Processing, DeletionPending, Deleting or Error.
+      type: str
+    inventory:
+      description: The objects the component tracks, with policies, digest, phase and status.
+      type: list
+      elements: dict
+  sample:
+    observedGeneration: 1
+    appliedGeneration: 1
+    state: Ready
+    conditions:
+      - type: Ready
+        status: "True"
+        reason: Ready
+        message: Dependent resources successfully reconciled
+state:
+  description: The component state (V(Absent) when it has no record).
+  returned: always
+  type: str
+  sample: Ready
+component:
+  description: Identity, placement and the name of the record ConfigMap.
+  returned: always
+  type: dict
+  sample:
+    name: web
+    namespace: demo
+    deployment_namespace: demo
+    deployment_name: web
+    record: ConfigMap demo/cloud.nubes.component.web
+objects:
+  description: Objects created, updated, deleted and orphaned by this run.
+  returned: always
+  type: dict
+  sample:
+    created: [Deployment.apps demo/web]
+    updated: []
+    deleted: []
+    orphaned: []
+plan:
+  description: In check mode, the objects that would be created, updated, adopted, pruned and orphaned.
+  returned: check mode
+  type: dict
+  sample:
+    create: [Deployment.apps demo/web]
+    update: []
+    adopt: []
+    prune: [ConfigMap demo/old]
+    orphan: []
+api_calls:
+  description: Kubernetes API calls made for the objects, by HTTP method, with C(total).
+  returned: always
+  type: dict
+  sample: {GET: 4, PATCH: 2, total: 6}
+"""
+
+import traceback  # noqa: E402  (ansible modules document before importing)
+
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+
+try:
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.connection import (
+        ConnectionOptionError,
+        ConnectionOptions,
+        kubeconfig_dict,
+        sensitive_values,
+    )
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.gke import GkeError
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderError
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import (
+        ComponentFailed,
+        ComponentRun,
+        ComponentTask,
+    )
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import SourceError, read_source
+    from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import EngineError
+
+    IMPORT_ERROR = None
+except ImportError:
+    IMPORT_ERROR = traceback.format_exc()
+
+POLICY_CHOICES = {
+    "adoption": ["never", "if-unowned", "always"],
+    "update": ["ssa-override", "ssa-merge", "replace", "recreate"],
+    "delete": ["delete", "orphan", "orphan-on-apply", "orphan-on-delete"],
+    "missing_namespaces": ["create", "do-not-create"],
+}
+POLICY_DEFAULTS = {
+    "adoption": "if-unowned",
+    "update": "ssa-override",
+    "delete": "delete",
+    "missing_namespaces": "create",
+}
+
+ARGUMENT_SPEC = dict(
+    name=dict(type="str", required=True),
+    namespace=dict(type="str", required=True),
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    spec=dict(type="dict", default={}),
+    source=dict(type="path"),
+    templates=dict(type="dict"),
+    definitions=dict(type="raw"),
+    placement=dict(type="dict", options=dict(namespace=dict(type="str"), name=dict(type="str"))),
+    kubeconfig=dict(type="raw", no_log=False),
+    context=dict(type="str"),
+    host=dict(type="str"),
+    api_key=dict(type="str", no_log=True),
+    ca_cert=dict(type="path"),
+    validate_certs=dict(type="bool", default=True, aliases=["verify_ssl"]),
+    gke=dict(
+        type="dict",
+        options=dict(
+            project=dict(type="str"),
+            location=dict(type="str"),
+            cluster=dict(type="str"),
+            credentials_file=dict(type="path"),
+            scopes=dict(type="list", elements="str", default=["https://www.googleapis.com/auth/cloud-platform"]),
+            endpoint=dict(type="str"),
+            ca_cert=dict(type="path"),
+            validate_certs=dict(type="bool", default=True),
+            container_api_url=dict(type="str", default="https://container.googleapis.com"),
+        ),
+    ),
+    impersonate=dict(
+        type="dict", options=dict(user=dict(type="str"), groups=dict(type="list", elements="str", default=[]))
+    ),
+    suspend=dict(type="bool", default=False),
+    policies=dict(
+        type="dict",
+        options={
+            key: dict(type="str", choices=choices, default=POLICY_DEFAULTS[key])
+            for key, choices in POLICY_CHOICES.items()
+        },
+    ),
+    additional_managed_types=dict(
+        type="list",
+        elements="dict",
+        default=[],
+        options=dict(
+            group=dict(type="str", required=True),
+            version=dict(type="str", default="*"),
+            kind=dict(type="str", required=True),
+        ),
+    ),
+    timeout=dict(type="int", default=600),
+    reapply_interval=dict(type="int", default=3600),
+    wait=dict(type="bool", default=True),
+    annotation_prefix=dict(type="str", default="component.nubes.cloud"),
+)
+
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+
+
+def build_task(module):
+    """Translate the validated module parameters into a ComponentTask."""
+    import re  # pylint: disable=import-outside-toplevel
+
+    params = module.params
+    for key in ("name", "namespace"):
+        if not re.match(DNS_LABEL, params[key]):
+            module.fail_json(msg=f"{key} {params[key]!r} is not a DNS label (lowercase letters, digits, '-', max 63)")
+    templates = params["templates"]
+    if params["source"] and templates is None:
+        templates = read_source(params["source"])  # the action plugin normally did this on the controller
+    if params["state"] == "present" and templates is None and params["definitions"] is None:
+        module.fail_json(msg="state=present needs one of source, templates or definitions")
+    placement = params["placement"] or {}
+    impersonate = params["impersonate"] or {}
+    kubeconfig = params["kubeconfig"]
+    if params["timeout"] <= 0 or params["reapply_interval"] <= 0:
+        module.fail_json(msg="timeout and reapply_interval must be positive numbers of seconds")
+    connection = ConnectionOptions(
+        kubeconfig=kubeconfig,
+        context=params["context"],
+        host=params["host"],
+        api_key=params["api_key"],
+        ca_cert=params["ca_cert"],
+        validate_certs=params["validate_certs"],
+        gke=params["gke"],
+        impersonate_user=impersonate.get("user") or None,
+        impersonate_groups=list(impersonate.get("groups") or []),
+    )
+    return ComponentTask(
+        name=params["name"],
+        namespace=params["namespace"],
+        state=params["state"],
+        spec=params["spec"] or {},
+        templates={str(k): str(v) for k, v in templates.items()} if templates is not None else None,
+        definitions=params["definitions"],
+        placement_namespace=placement.get("namespace") or "",
+        placement_name=placement.get("name") or "",
+        connection=connection,
+        suspend=params["suspend"],
+        policies=dict(params["policies"] or POLICY_DEFAULTS),
+        additional_managed_types=list(params["additional_managed_types"] or []),
+        timeout=float(params["timeout"]),
+        reapply_interval=float(params["reapply_interval"]),
+        wait=params["wait"],
+        annotation_prefix=params["annotation_prefix"],
+        check_mode=module.check_mode,
+        diff=module._diff,  # pylint: disable=protected-access
+    )
+
+
+def main():
+    """Entry point."""
+    module = AnsibleModule(
+        argument_spec=ARGUMENT_SPEC,
+        mutually_exclusive=[["source", "templates", "definitions"], ["kubeconfig", "host", "gke"]],
+        required_by={"api_key": "host"},
+        supports_check_mode=True,
+    )
+    if IMPORT_ERROR:
+        module.fail_json(msg="nubes.cloud.component cannot import its helpers", exception=IMPORT_ERROR)
+    try:
+        module.no_log_values.update(sensitive_values(kubeconfig_dict(module.params["kubeconfig"])))
+    except ConnectionOptionError as exc:
+        module.fail_json(msg=str(exc))
+    try:
+        task = build_task(module)
+        result = ComponentRun(task).execute()
+    except ComponentFailed as exc:
+        module.fail_json(msg=str(exc), **exc.result)
+    except (RenderError, SourceError, ConnectionOptionError, GkeError, EngineError) as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
