@@ -114,8 +114,14 @@ class DeckApi:
         body = {"serviceId": service_id, "displayName": display_name, "descr": descr}
         response = self.client.send("POST", "/instances", body=body)
         if not response.ok:
+            hint = ""
+            if response.status == 400 and "not unique" in response.cfml_error().lower():
+                hint = (
+                    "The display name is taken (deleted instances keep their names): choose another resource_name, "
+                    "or adopt the existing instance with adopt_existing_on_create=true"
+                )
             raise self.client.error(
-                f"creating instance {display_name!r} of service {service_id}", "POST", "/instances", response
+                f"creating instance {display_name!r} of service {service_id}", "POST", "/instances", response, hint
             )
         uid = uid_from_location(response.header("Location")) or uid_from_body(response.body, "instanceUid")
         if not uid:

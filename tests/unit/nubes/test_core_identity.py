@@ -99,3 +99,10 @@ def test_task_id_equal_to_recorded_in_other_case_is_accepted() -> None:
 def test_task_id_without_record_is_used() -> None:
     """K1: the user's explicit id is used when nothing is recorded."""
     assert identity.resolve_identity(OTHER, None, PARENT) == OTHER
+
+
+def test_not_unique_display_name_error_explains_the_choice() -> None:
+    """deck-api 5.4: 400 `not unique` on POST /instances -> say that names stay reserved and what to do."""
+    api = api_with(lambda r: httpx.Response(400, json={"ERROR": "displayName 'db' is not unique for service 90"}))
+    with pytest.raises(Exception, match="choose another resource_name"):
+        api.create_instance(90, "db")
