@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Object and component digests (reference 5.1, 5.2)."""
+"""Object and component digests: drift detection and reapply triggers (reference 5.1, 5.2, C17)."""
 
 from __future__ import annotations
 

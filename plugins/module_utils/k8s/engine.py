@@ -4,7 +4,15 @@
 
 Every call is one step: it does what it safely can and returns False to be called again. The caller persists the
 inventory (a list of ``InventoryItem``) between calls. When an apply adds items it returns before creating anything
-(write-ahead), so a crash never leaves an untracked object behind.
+(write-ahead), so a crash never leaves an untracked object behind (C8).
+
+Use (a module would call ``run.run_until_done`` instead of looping itself)::
+
+    api = KubeApi(Connection.from_kubeconfig(path))
+    ctx = EngineContext(api=api, namespace="team-a", owner_id=component_owner_id(api, "team-a", "web"))
+    inventory = inventory_from_list(stored)          # [] the first time
+    while not apply(inventory, objects, ctx):        # or: delete(inventory, ctx) after is_deletion_allowed()
+        store(inventory_to_list(inventory)); time.sleep(backoff)
 """
 
 from __future__ import annotations
@@ -131,7 +139,7 @@ def _is_ours(ctx: EngineContext, live: Optional[Dict[str, Any]]) -> bool:
 
 
 def _check_adoption(ctx: EngineContext, desired: DesiredObject, live: Dict[str, Any]) -> None:
-    """Adoption check for objects new to the inventory (reference 4, adoption-policy)."""
+    """C15: adoption check for objects new to the inventory (reference 4, adoption-policy)."""
     policy = desired.policies.adoption_policy
     owner = _labels(live).get(ctx.markers.owner_label, "")
     if owner == ctx.hashed_owner_id:
@@ -251,6 +259,7 @@ def _ensure_namespaces(ctx: EngineContext, desired: List[DesiredObject]) -> None
 
 
 def _reapply_due(ctx: EngineContext, item: InventoryItem, interval: float) -> bool:
+    """C17: force a reapply when the object was never written by us or its reapply interval has passed."""
     if not item.lastAppliedAt:
         return True
     try:
@@ -573,7 +582,7 @@ def _expand_type_patterns(ctx: EngineContext, patterns: List[TypeInfo]) -> List[
 
 
 def is_deletion_allowed(inventory: List[InventoryItem], ctx: EngineContext) -> Tuple[bool, str]:
-    """May the component be deleted now? Foreign instances of managed types block it (reference 7.6)."""
+    """May the component be deleted now? Foreign instances of managed types block it (reference 7.6, C16)."""
     foreign = ctx.markers.foreign_selector(ctx.hashed_owner_id)
     if ctx.additional_managed_types:
         for res in _expand_type_patterns(ctx, ctx.additional_managed_types):

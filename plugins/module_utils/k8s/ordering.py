@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Static kind priorities, managed-type matching and sort keys for apply and delete (reference 3.5, 7.5)."""
+"""Static kind priorities, managed-type matching (C16) and sort keys for apply and delete (reference 3.5, 7.5)."""
 
 from __future__ import annotations
 

@@ -66,7 +66,7 @@ def test_adoption_policies(comp: Component, policy: str, existing_owner: str, ad
 
 
 def test_adoption_checked_only_for_new_items_and_our_label_accepted(comp: Component) -> None:
-    """Adoption is checked only for new items; an object with our label is accepted (inventory lost)."""
+    """C15: adoption is checked only for new items; an object with our label is accepted (inventory lost)."""
     objects = [configmap("a", adoption_policy="never")]
     comp.converge(objects)
     comp.inventory = []  # inventory lost
@@ -76,7 +76,8 @@ def test_adoption_checked_only_for_new_items_and_our_label_accepted(comp: Compon
 
 
 def test_foreign_object_never_touched_and_auto_orphaned(comp: Component) -> None:
-    """An object taken by another owner after we created it is not deleted when it leaves the set (auto-orphan)."""
+    """C15/C8: an object taken by another owner after we created it is not deleted when it leaves the set
+    (auto-orphan)."""
     comp.converge([configmap("a"), configmap("b")])
     res = comp.resource("v1", "ConfigMap")
     comp.api.json_patch(
@@ -110,7 +111,7 @@ def test_update_policies(comp: Component, policy: str) -> None:
 
 @pytest.mark.parametrize(("policy", "extra_kept"), [("ssa-merge", True), ("ssa-override", False), ("replace", False)])
 def test_takeover_from_kubectl_server_side_apply(comp: Component, kubectl: Any, policy: str, extra_kept: bool) -> None:
-    """ssa-override takes over fields of a `kubectl apply --server-side` manager; ssa-merge leaves them."""
+    """C15: ssa-override takes over fields of a `kubectl apply --server-side` manager; ssa-merge leaves them."""
     comp.converge([configmap("t", {"mine": "1"}, update_policy=policy)])
     manifest = {
         "apiVersion": "v1",
@@ -154,7 +155,7 @@ def test_delete_policies(comp: Component, policy: str, kept_on_removal: bool, ke
 
 
 def test_last_known_delete_policy_counts(comp: Component) -> None:
-    """The inventory's last known delete policy counts: an orphan object removed from the set is kept."""
+    """C15/C8: the inventory's last known delete policy counts: an orphan object removed from the set is kept."""
     comp.converge([configmap("x", delete_policy="orphan")])
     comp.converge([])
     assert comp.get("v1", "ConfigMap", "x") is not None
@@ -173,7 +174,7 @@ def test_component_default_policies(kubeconfig: str, kube_namespace: str) -> Non
 
 
 def test_reconcile_once(comp: Component) -> None:
-    """reconcile-policy once: applied exactly once; later changes are ignored until the policy changes."""
+    """C15/C17: reconcile-policy once: applied exactly once; later changes are ignored until the policy changes."""
     comp.converge([configmap("o", {"v": "1"}, reconcile_policy="once")])
     assert comp.item("ConfigMap", "o").digest == "__once__"
     rv = comp.get("v1", "ConfigMap", "o")["metadata"]["resourceVersion"]  # type: ignore[index]
@@ -188,7 +189,7 @@ def test_reconcile_once(comp: Component) -> None:
 
 
 def test_component_change_policy(kubeconfig: str, kube_namespace: str) -> None:
-    """on-object-or-component-change: a new component digest reapplies the object."""
+    """C15/C17: on-object-or-component-change: a new component digest reapplies the object."""
     comp = Component(kubeconfig, kube_namespace, component_digest="rev1")
     objects = [configmap("c", reconcile_policy="on-object-or-component-change"), configmap("plain")]
     comp.converge(objects)
@@ -223,7 +224,7 @@ def test_force_reapply_after_interval(comp: Component) -> None:
 
 
 def test_drift_of_digest_annotation(comp: Component) -> None:
-    """A changed digest annotation on the live object makes the engine rewrite it (reference 5.3)."""
+    """C17: a changed digest annotation on the live object makes the engine rewrite it (reference 5.3)."""
     comp.converge([configmap("d", {"v": "1"})])
     res = comp.resource("v1", "ConfigMap")
     comp.api.json_patch(

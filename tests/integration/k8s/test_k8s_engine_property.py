@@ -71,7 +71,7 @@ def _foreign(api: KubeApi, namespace: str) -> Dict[str, str]:
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sequence=st.lists(st.tuples(desired_sets, st.booleans()), min_size=1, max_size=4))
 def test_random_desired_sets_converge(kubeconfig: str, sequence: List[Tuple[Dict[str, Spec], bool]]) -> None:
-    """Random add/remove/modify/policy-change sequences (and component revisions): owned objects == desired
+    """C8/C15: random add/remove/modify/policy-change sequences (and component revisions): owned objects == desired
     (+ deliberate orphans); foreign objects untouched."""
     api = KubeApi(Connection.from_kubeconfig(kubeconfig))
     ns_res = api.discovery.resource("", "v1", "Namespace")

@@ -70,7 +70,7 @@ def test_crd_and_instances_in_one_set(comp: Component, group: str) -> None:
 
 
 def test_instance_before_type_is_rejected(comp: Component, group: str) -> None:
-    """Instances need apply-order >= their type's (reference 3.3 step 6)."""
+    """C16: instances need apply-order >= their type's (reference 3.3 step 6)."""
     from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ValidationError
 
     objects = [crd(group, "Widget", "widgets", apply_order="1"), instance(group, "Widget", "w")]
@@ -79,7 +79,7 @@ def test_instance_before_type_is_rejected(comp: Component, group: str) -> None:
 
 
 def test_deletion_blocked_by_foreign_instance(comp: Component, group: str) -> None:
-    """7.6: a foreign instance of a managed CRD blocks component deletion until it is gone."""
+    """C16 / 7.6: a foreign instance of a managed CRD blocks component deletion until it is gone."""
     comp.converge([crd(group, "Gizmo", "gizmos"), instance(group, "Gizmo", "ours")])
     res = comp.resource(f"{group}/v1", "Gizmo")
     comp.api.create(res, comp.namespace, instance(group, "Gizmo", "foreign", comp.namespace))
@@ -125,7 +125,7 @@ def test_additional_managed_types_with_wildcards(kubeconfig: str, kube_namespace
 
 
 def test_namespace_in_set_created_first_deleted_last(kubeconfig: str, kube_namespace: str) -> None:
-    """Namespaces are applied first and deleted last, only once no inventory item lives in them."""
+    """C8/C10: namespaces are applied first and deleted last, only once no inventory item lives in them."""
     comp = Component(kubeconfig, kube_namespace)
     ns = unique("ns")
     objects = [configmap("inside") | {"metadata": {"name": "inside", "namespace": ns}}, _namespace(ns)]
@@ -142,7 +142,7 @@ def test_namespace_in_set_created_first_deleted_last(kubeconfig: str, kube_names
 
 
 def test_missing_namespace_created_but_not_tracked(kubeconfig: str, kube_namespace: str) -> None:
-    """Missing-namespaces create: referenced namespaces are created, not inventoried, never deleted."""
+    """C15: missing-namespaces create: referenced namespaces are created, not inventoried, never deleted."""
     comp = Component(kubeconfig, kube_namespace)
     ns = unique("auto")
     objects = [configmap("x") | {"metadata": {"name": "x", "namespace": ns}}]
@@ -154,7 +154,7 @@ def test_missing_namespace_created_but_not_tracked(kubeconfig: str, kube_namespa
 
 
 def test_missing_namespace_do_not_create(kubeconfig: str, kube_namespace: str) -> None:
-    """Missing-namespaces do-not-create: applying into a missing namespace fails with NotFound."""
+    """C15: missing-namespaces do-not-create: applying into a missing namespace fails with NotFound."""
     comp = Component(kubeconfig, kube_namespace, defaults=Defaults(missing_namespaces_policy="DoNotCreate"))
     ns = unique("absent")
     objects = [configmap("x") | {"metadata": {"name": "x", "namespace": ns}}]
@@ -167,7 +167,7 @@ def test_missing_namespace_do_not_create(kubeconfig: str, kube_namespace: str) -
 
 
 def test_orphaned_crd_loses_our_finalizer(comp: Component, group: str) -> None:
-    """Orphaning a CRD (delete-policy orphan) removes our finalizer so others can delete it (3.3 step 14)."""
+    """C15/C16: orphaning a CRD (delete-policy orphan) removes our finalizer so others can delete it (3.3 step 14)."""
     name = f"doodads.{group}"
     comp.converge([crd(group, "Doodad", "doodads", delete_policy="orphan"), configmap("keep")])
     live = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
@@ -180,7 +180,7 @@ def test_orphaned_crd_loses_our_finalizer(comp: Component, group: str) -> None:
 
 
 def test_apiservice_is_applied_late_and_released_on_delete(comp: Component, group: str) -> None:
-    """APIServices are "late": applied only when the regular objects of their wave are ready; they carry our
+    """C16: APIServices are "late": applied only when the regular objects of their wave are ready; they carry our
     finalizer, which is released on deletion once no instances exist (reference 3.3 step 12, 7.6)."""
     name = f"v1.{group}"
     service = {
@@ -204,7 +204,7 @@ def test_apiservice_is_applied_late_and_released_on_delete(comp: Component, grou
 
 
 def test_status_hints_on_a_custom_resource(comp: Component, group: str) -> None:
-    """status-hint conditions=Synced: the object is ready only when its Synced condition is True (6.1)."""
+    """C7: status-hint conditions=Synced: the object is ready only when its Synced condition is True (6.1)."""
     widget = instance(group, "Knob", "k")
     widget["metadata"]["annotations"] = {"component.nubes.cloud/status-hint": "has-ready-condition,conditions=Synced"}
     objects = [crd(group, "Knob", "knobs"), widget]

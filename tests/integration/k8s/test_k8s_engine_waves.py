@@ -21,7 +21,7 @@ def comp(kubeconfig: str, kube_namespace: str) -> Component:
 
 
 def test_waves_with_purge_orders(comp: Component) -> None:
-    """Apply waves by apply-order; purge-order completion; write-ahead (reference 3.3 steps 8, 11, 12)."""
+    """C8: apply waves by apply-order; purge-order completion; write-ahead (reference 3.3 steps 8, 11, 12)."""
     objects = [
         configmap("w0"),
         configmap("w1-hook", apply_order="1", purge_order="1"),
@@ -75,7 +75,7 @@ def test_waves_with_purge_orders(comp: Component) -> None:
 
 
 def test_removed_objects_deleted_after_all_waves_ready(comp: Component) -> None:
-    """Deletions of redundant objects happen only after all apply waves are ready (reference 3.3 step 14)."""
+    """C8: deletions of redundant objects happen only after all apply waves are ready (reference 3.3 step 14)."""
     comp.converge([configmap("keep"), configmap("drop")])
     objects = [configmap("keep"), configmap("new", apply_order="1")]
     assert comp.apply(objects) is False  # write-ahead of "new"; "drop" scheduled for deletion
@@ -95,7 +95,7 @@ def test_removed_objects_deleted_after_all_waves_ready(comp: Component) -> None:
 
 
 def test_crash_between_calls_restarts_from_persisted_inventory(comp: Component) -> None:
-    """Write-ahead: a crash after any call leaves no untracked object; a restart continues (reference 3.3 step 8)."""
+    """C8: write-ahead: a crash after any call leaves no untracked object; a restart continues (3.3 step 8)."""
     objects = [configmap(f"c{i}") for i in range(5)]
     assert comp.apply(objects) is False  # write-ahead, persisted
     comp.restart()  # crash right after persisting
@@ -114,7 +114,7 @@ def test_crash_between_calls_restarts_from_persisted_inventory(comp: Component) 
 
 
 def test_delete_order_waves(comp: Component) -> None:
-    """Delete waves run in ascending delete-order; a wave starts only when the previous one is gone (3.4)."""
+    """C8: delete waves run in ascending delete-order; a wave starts only when the previous one is gone (3.4)."""
     objects = [configmap("late", delete_order="2"), configmap("first", delete_order="-1"), configmap("mid")]
     comp.converge(objects)
     assert [i.name for i in comp.inventory] == ["first", "mid", "late"]  # stored in deletion order

@@ -38,7 +38,7 @@ def job(name: str) -> Dict[str, Any]:
 
 
 def test_deployment_becomes_ready(kubeconfig: str, kube_namespace: str) -> None:
-    """A Deployment is InProgress until its pods run (kwok) and the rollout completes, then Ready/Current."""
+    """C7: a Deployment is InProgress until its pods run (kwok) and the rollout completes, then Ready/Current."""
     comp = Component(kubeconfig, kube_namespace)
     objects = [deployment("web")]
     assert comp.apply(objects) is False
@@ -51,7 +51,7 @@ def test_deployment_becomes_ready(kubeconfig: str, kube_namespace: str) -> None:
 
 
 def test_job_waits_for_completion(kubeconfig: str, kube_namespace: str) -> None:
-    """A Job in wave 1 is ready only when Complete (or Failed); wave 0 is ready before it is created."""
+    """C7: a Job in wave 1 is ready only when Complete (or Failed); wave 0 is ready before it is created."""
     comp = Component(kubeconfig, kube_namespace)
     objects = [deployment("db", replicas=1), job("migrate")]
     comp.converge(objects, max_seconds=180)

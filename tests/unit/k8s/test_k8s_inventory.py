@@ -33,7 +33,7 @@ def test_json_field_names_and_omitempty() -> None:
 
 
 def test_round_trip() -> None:
-    """A persisted inventory loads back equal."""
+    """C8: a persisted inventory loads back equal."""
     item = InventoryItem(
         group="apiextensions.k8s.io",
         version="v1",

@@ -39,7 +39,7 @@ def test_nothing_to_take_over() -> None:
 
 
 def test_override_reclaims_kubectl_and_own_updates() -> None:
-    """ssa-override: kubectl* managers and our own Update entries are folded into our Apply entry."""
+    """C15: ssa-override: kubectl* managers and our own Update entries are folded into our Apply entry."""
     fields = [
         entry("kubectl", "Apply", {"f:data": {"f:extra": {}}}),
         entry("kubectl-edit", "Update", {"f:data": {"f:edited": {}}}),
@@ -56,7 +56,7 @@ def test_override_reclaims_kubectl_and_own_updates() -> None:
 
 
 def test_merge_reclaims_only_own_updates() -> None:
-    """ssa-merge: only our own Update entries (e.g. after a policy change from replace) are folded."""
+    """C15: ssa-merge: only our own Update entries (e.g. after a policy change from replace) are folded."""
     fields = [entry("kubectl", "Apply", {"f:data": {"f:extra": {}}}), entry(R, "Update", {"f:data": {"f:old": {}}})]
     result = takeover_managed_fields(fields, R, "v1", [])
     assert result is not None

@@ -63,7 +63,7 @@ def test_type_matches() -> None:
 
 
 def test_apply_sort_waves_stages_priorities() -> None:
-    """3.3 step 12 / 3.5: waves by apply-order; inside: regular < late (APIService) < managed instances."""
+    """C16 / 3.3 step 12 / 3.5: waves by apply-order; inside: regular < late (APIService) < managed instances."""
     objs = [
         ("deploy", o.apply_sort_key(0, "apps", "Deployment", False, 0)),
         ("instance", o.apply_sort_key(0, "example.com", "Widget", True, 1)),
@@ -79,7 +79,7 @@ def test_apply_sort_waves_stages_priorities() -> None:
 
 
 def test_delete_sort_instances_first() -> None:
-    """3.4: delete waves by delete-order; managed instances first, then kind priority (namespaces late)."""
+    """C16 / 3.4: delete waves by delete-order; managed instances first, then kind priority (namespaces late)."""
     items = [
         ("ns", o.delete_sort_key(0, "", "Namespace", False, 0)),
         ("crd", o.delete_sort_key(0, "apiextensions.k8s.io", "CustomResourceDefinition", False, 1)),

@@ -39,7 +39,7 @@ def test_markers_use_the_prefix() -> None:
 
 
 def test_object_digest_ignores_key_order() -> None:
-    """The digest hashes canonical JSON: key order does not matter, values do."""
+    """C17: the digest hashes canonical JSON: key order does not matter, values do."""
     a = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "n"}, "data": {"a": "1"}}
     b = {"data": {"a": "1"}, "metadata": {"namespace": "n", "name": "x"}, "kind": "ConfigMap", "apiVersion": "v1"}
     assert object_hash(a) == object_hash(b)
@@ -55,6 +55,6 @@ def test_item_digest_policies() -> None:
 
 
 def test_component_digest_changes_with_parameters() -> None:
-    """5.1: any parameter change changes the component digest."""
+    """C2/C17 / 5.1: any parameter change changes the component digest."""
     assert component_digest({"a": 1}) == component_digest({"a": 1})
     assert component_digest({"a": 1}) != component_digest({"a": 2})

@@ -243,7 +243,7 @@ CASES = [
 
 @pytest.mark.parametrize(("case", "live", "hint", "expected"), CASES, ids=[case[0] for case in CASES])
 def test_analyzer(case: str, live: Dict[str, Any], hint: Optional[str], expected: str) -> None:
-    """6.1: kstatus rules, the three hints, and the CRD/APIService/Job special cases."""
+    """C7 / 6.1: kstatus rules, the three hints, and the CRD/APIService/Job special cases."""
     hints = parse_status_hints(hint) if hint else StatusHints()
     status, message = analyze(live, hints)
     assert status == expected, f"{case}: {message}"
