@@ -30,7 +30,7 @@ def main() -> int:
     workspace = Workspace(ROOT)
     loads, renders, checks, rounds = [], [], [], []
     files = 0
-    for _ in range(args.repeat):
+    for _round in range(args.repeat):
         start = time.perf_counter()
         specs = pipeline.load_specs(workspace)
         loaded = time.perf_counter()

@@ -421,8 +421,8 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
             ),
         ),
     ]
-    argument_spec = {n: s for n, s, _ in lifecycle}
-    docs = {n: d for n, _, d in lifecycle}
+    argument_spec = {name: spec for name, spec, _doc in lifecycle}
+    docs = {name: doc for name, _spec, doc in lifecycle}
     description = [f"Reads an instance of {_service_words(spec)}: status, params and outputs. Never changes it."]
     documentation = _base_doc(name, f"Read {spec['service_display_name']} instances", description, docs, False)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]

@@ -48,7 +48,7 @@ def load_specs(workspace: Workspace) -> list[dict[str, Any]]:
 
 def fetch(workspace: Workspace, endpoint: str, token: str, transport: httpx.BaseTransport | None = None) -> list[str]:
     """Write specs/<name>.yml for every listed service; returns a line per written/removed file."""
-    _, files = fetched_spec_files(workspace, endpoint, token, transport)
+    files = fetched_spec_files(workspace, endpoint, token, transport)[1]
     written, removed = workspace.write_all(files, SPEC_SCOPE)
     return [f"wrote {p}" for p in written] + [f"removed stale {p}" for p in removed]
 

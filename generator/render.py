@@ -15,6 +15,8 @@ from generator.modules import ModuleModel, service_modules
 from generator.pyliteral import literal
 
 MARKER = "GENERATED"
+# Passed to the template as a variable: a literal shebang would make the template a "script" for sanity.
+SHEBANG = "#!/usr/bin/python"
 TEMPLATES = Path(__file__).parent / "templates"
 MODULES_DIR = "plugins/modules"
 DOCS_MODULES_DIR = "docs/modules"
@@ -206,6 +208,7 @@ def render_module(model: ModuleModel) -> str:
         environment()
         .get_template("module.py.j2")
         .render(
+            shebang=SHEBANG,
             marker=MARKER,
             source=spec_path(model.spec["name"]),
             name=model.name,

@@ -54,7 +54,7 @@ class Workspace:
         for pattern in OWNED_GLOBS:
             for path in sorted(self.root.glob(pattern)):
                 with path.open(encoding="utf-8", errors="replace") as handle:
-                    head = "".join(handle.readline() for _ in range(8))
+                    head = "".join(handle.readline() for _line in range(8))
                 if GENERATED_MARK in head:
                     found.append(path.relative_to(self.root).as_posix())
         return found

@@ -87,7 +87,13 @@ class PlaybookRunner:
         if diff:
             command.append("--diff")
         proc = subprocess.run(
-            command, cwd=self.workdir, env=self.env(), capture_output=True, text=True, timeout=PLAYBOOK_TIMEOUT
+            command,
+            cwd=self.workdir,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=PLAYBOOK_TIMEOUT,
         )
         if not results_file.is_file():
             raise AssertionError(f"ansible-playbook failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}")

@@ -86,7 +86,7 @@ def plan(module: str, suffix: str) -> SmokePlan:
                 result.raw.append((ref, raw_name))
                 args[param["option"]] = "{{ raw_uids['" + raw_name + "'] }}"
             elif param["option"] in UUID_OF:
-                _, index = ensure(UUID_OF[param["option"]])
+                index = ensure(UUID_OF[param["option"]])[1]
                 args[param["option"]] = "{{ r" + str(index) + ".instance_uid }}"
             else:
                 args[param["option"]] = value_for(param)

@@ -205,8 +205,10 @@ def test_bad_input_fails_before_any_write(emu: EmulatorServer, playbook: Playboo
         (base, base["s3_uid"]),
     ]
     seq = emu.last_seq
-    results = playbook.run([{"name": f"bad {i}", "nubes.cloud.postgres": args} for i, (args, _) in enumerate(cases)])
-    for (_, word), result in zip(cases, results):
+    results = playbook.run(
+        [{"name": f"bad {i}", "nubes.cloud.postgres": args} for i, (args, _word) in enumerate(cases)]
+    )
+    for (_args, word), result in zip(cases, results):
         assert result.get("failed"), result
         assert word in result["msg"], result["msg"]
     assert write_calls(emu.requests(since=seq)) == []

@@ -36,7 +36,7 @@ def test_every_test_has_a_docstring() -> None:
 def test_rule_is_traced(rule: str) -> None:
     """P-rule ids appear in a test docstring and in the generator's code (comments or docstrings)."""
     pattern = re.compile(rf"\b{rule}\b")
-    docstrings = " ".join(ast.get_docstring(n) or "" for _, n in collect_tests())
+    docstrings = " ".join(ast.get_docstring(n) or "" for _file, n in collect_tests())
     code = " ".join(p.read_text(encoding="utf-8") for p in (REPO / "generator").rglob("*.py"))
     assert pattern.search(docstrings), f"no test docstring names {rule}"
     assert pattern.search(code), f"no generator code names {rule}"
