@@ -3,15 +3,15 @@
 BENCH_TARGETS += bench-engine
 MYPY_PATHS += tests/unit/k8s tests/integration/k8s
 
-.PHONY: k8s-unit k8s-integration k8s-lint bench-engine
+.PHONY: engine-unit engine-integration engine-lint bench-engine
 
-k8s-unit: ## component engine unit tests (no cluster)
+engine-unit: ## component engine unit tests (no cluster)
 	$(PYTEST) -q tests/unit/k8s
 
-k8s-integration: ## component engine tests against the local cluster (starts it if needed)
+engine-integration: ## component engine tests against the local cluster (starts it if needed)
 	$(PYTEST) -q -m cluster tests/integration/k8s
 
-k8s-lint: ## ruff + mypy on the component engine, its tests and its bench
+engine-lint: ## ruff + mypy on the component engine, its tests and its bench
 	$(BIN)/ruff check plugins/module_utils/k8s tests/unit/k8s tests/integration/k8s bench/engine_300.py
 	$(BIN)/ruff format --check plugins/module_utils/k8s tests/unit/k8s tests/integration/k8s bench/engine_300.py
 	$(BIN)/mypy plugins/module_utils/k8s tests/unit/k8s tests/integration/k8s bench/engine_300.py
