@@ -2,6 +2,7 @@
 .PHONY: generate check-drift docs-generate bench-generator
 
 BENCH_TARGETS += bench-generator
+MYPY_PATHS += tests/unit/generator tests/integration/modules bench/generator_bench.py
 
 generate: venv ## fetch specs from a freshly started in-process emulator, then render modules and docs
 	@$(PY) -m generator all --emulator
