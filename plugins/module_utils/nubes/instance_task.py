@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
@@ -64,6 +64,7 @@ class InstanceTask:
         self.diagnostics = ""
         self.status_read = True
         self._create_values: Dict[str, str] = {}
+        self.live_uids: Tuple[str, ...] = ()
 
     # -- entry ---------------------------------------------------------------------------------
 
@@ -111,6 +112,7 @@ class InstanceTask:
             # Nothing recorded (or the recorded instance is gone): look the display name up.
             found = self.ctx.api.find_live_by_name(self.ctx.service_id, self.resource_name)
             live_matches = len(found)
+            self.live_uids = tuple(i.uid for i in found)
             if len(found) == 1:
                 self.instance = found[0]
                 if self.record and not self.record.get("instance_uid") and record_creating:
@@ -158,6 +160,7 @@ class InstanceTask:
             suspendable=bool(self.ctx.lifecycle.get("suspendable")),
             deletable=bool(self.ctx.lifecycle.get("deletable", True)),
             named_uid=bool(self.task_uid),
+            live_uids=self.live_uids,
         )
         decision = decide(situation)
         if recorded and not key_match and not decision.error:

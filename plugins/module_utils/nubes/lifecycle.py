@@ -49,6 +49,7 @@ class Situation:
         deletable: bool = True,
         suspend_on_destroy: bool = True,
         named_uid: bool = False,
+        live_uids: Tuple[str, ...] = (),
     ) -> None:
         self.state = state
         self.status = status
@@ -63,6 +64,7 @@ class Situation:
         self.deletable = deletable
         self.suspend_on_destroy = suspend_on_destroy
         self.named_uid = named_uid
+        self.live_uids = live_uids
 
 
 class Decision:
@@ -123,8 +125,10 @@ def decide_present(s: Situation) -> Decision:
     if s.live_matches > 1:
         return Decision(
             error=True,
-            reason=f"{s.live_matches} live instances have this resource_name; it is ambiguous which one the task "
-            "means. Delete the extra ones in the Cloud Console, or name one with instance_uid",
+            reason=f"{s.live_matches} live instances have this resource_name"
+            + (f" ({', '.join(s.live_uids)})" if s.live_uids else "")
+            + "; it is ambiguous which one the task means. Delete the extra ones in the Cloud Console, or name one "
+            "with instance_uid",
             rule="P42",
         )
     if s.status in (MISSING, DELETED):

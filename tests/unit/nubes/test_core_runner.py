@@ -254,11 +254,12 @@ def test_several_live_instances_are_listed(
     run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
 ) -> None:
     """Several live instances with the name -> error listing them."""
-    deck.add_instance(90, "db1")
-    deck.add_instance(90, "db1")
+    first = deck.add_instance(90, "db1")
+    second = deck.add_instance(90, "db1")
     deck.add_instance(90, "db1", "deleted")
-    with pytest.raises(NubesError, match="2 live instances"):
+    with pytest.raises(NubesError, match="2 live instances") as info:
         run(services["postgres"], adopt_existing_on_create=True, **pg_args(s3_uid))
+    assert first in info.value.msg and second in info.value.msg
 
 
 # -- destroy ------------------------------------------------------------------------------------------------
@@ -514,3 +515,15 @@ def test_operation_abandoned_before_run_is_not_waited_for(
     deck.hooks.clear()
     again = run(services["postgres"], resource_name="db1", resource_cpu=800)
     assert again["operations"] == ["modify"] and any("never started" in w for w in again["_warnings"])
+
+
+def test_check_mode_destroy_plans_without_writes(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """Check mode for destroy: the suspend is planned, nothing is written, the record stays."""
+    run(services["postgres"], **pg_args(s3_uid))
+    deck.log.clear()
+    planned = run(services["postgres"], check_mode=True, diff_mode=True, resource_name="db1", state="absent")
+    assert planned["changed"] and planned["operations"] == ["suspend"] and deck.writes() == []
+    assert record(state_path) is not None
+    assert planned["diff"]["after"] == {} and planned["diff"]["before"]["resource_cpu"] == 500
