@@ -271,7 +271,8 @@ def _module_options(
 
 
 def _required_example(params: list[dict[str, Any]], registry: dict[int, str]) -> dict[str, Any]:
-    return {p["option"]: example_value(p, registry) for p in params if p["required"]}
+    """The params a task must give: required on create and without an API default."""
+    return {p["option"]: example_value(p, registry) for p in params if p["required"] and p["default"] is None}
 
 
 def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleModel:
