@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +167,7 @@ class Launch:
         save(self.state, self.data)
         return proc
 
-    def wait(self, proc: Started, what: str, check: Any) -> None:
+    def wait(self, proc: Started, what: str, check: Callable[[], bool]) -> None:
         t = time.monotonic()
         try:
             wait_until(what, check, self.deadline, lambda: processes.is_running(proc))
