@@ -78,7 +78,9 @@ def test_workspace_past_one_mib_is_sharded(kubeconfig: str, kube_namespace: str,
 def test_documented_rbac_is_enough(kubeconfig: str, kube_namespace: str, kubectl: Any, tmp_path: Path) -> None:
     """P42, docs/awx/rbac-state-backend.yml: the job's service account with exactly that Role can read, write and
     delete records and take and release locks; without the binding the error names the rights it needs."""
-    docs = [d for d in yaml.safe_load_all(RBAC_MANIFEST.read_text(encoding="utf-8")) if d]
+    manifest = yaml.safe_load(RBAC_MANIFEST.read_text(encoding="utf-8"))
+    assert manifest["kind"] == "List"
+    docs = manifest["items"]
     for doc in docs:
         doc["metadata"]["namespace"] = kube_namespace
         for subject in doc.get("subjects") or []:
