@@ -187,12 +187,14 @@ class DeckApi:
         path = f"/instanceOperations/{op_uid}/validate-cfs"
         response = self._read(path)
         if response.status >= 400:
+            # Only a 400/422 is a verdict on the params; 401/429/5xx left after the retries get the status's own hint.
+            rejected = response.status in (400, 422)
             raise self.client.error(
                 f"validating the params of operation {op_uid}",
                 "GET",
                 path,
                 response,
-                "The API rejected the parameters: fix them in the task and re-run",
+                "The API rejected the parameters: fix them in the task and re-run" if rejected else "",
             )
 
     def run(self, op_uid: str) -> str:
