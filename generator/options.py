@@ -42,17 +42,24 @@ def _choices(param: dict[str, Any]) -> list[Any] | None:
     return [typed_value(param, c) for c in param["choices"]]
 
 
-def option_spec(param: dict[str, Any]) -> dict[str, Any]:
-    """The ARGUMENT_SPEC entry of a param: type, elements/options, choices, no_log; no default, not required
-    (contracts.md: the core applies API defaults and create-required checks, P35/P36/P38)."""
+def _must_give(param: dict[str, Any]) -> bool:
+    return bool(param["required"]) and param["default"] is None
+
+
+def option_spec(param: dict[str, Any], nested: bool = False) -> dict[str, Any]:
+    """The ARGUMENT_SPEC entry of a param: type, elements/options, choices, no_log; no default and, at the top
+    level, not required (contracts.md: the core applies API defaults and create-required checks, P35/P36/P38).
+    A sub-option the API requires without a default is required whenever its parent dict is given."""
     spec: dict[str, Any] = {"type": ANSIBLE_TYPES[param["type"]]}
     if param["type"] == "array":
         spec["elements"] = "dict" if param["sub_params"] else "str"
     if param["sub_params"] and param["type"] in ("array", "map-fixed"):
-        spec["options"] = {sub["option"]: option_spec(sub) for sub in param["sub_params"]}
+        spec["options"] = {sub["option"]: option_spec(sub, nested=True) for sub in param["sub_params"]}
     choices = _choices(param)
     if choices is not None:
         spec["choices"] = choices
+    if nested and _must_give(param):
+        spec["required"] = True
     if param["secret"]:
         spec["no_log"] = True
     elif _LOOKS_SECRET.search(param["option"]):
@@ -69,15 +76,19 @@ def _paragraphs(text: str) -> list[str]:
     return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
 
 
-def option_doc(param: dict[str, Any], registry: dict[int, str], what: str = "instance") -> dict[str, Any]:
+def option_doc(
+    param: dict[str, Any], registry: dict[int, str], what: str = "instance", nested: bool = False
+) -> dict[str, Any]:
     """The DOCUMENTATION entry of a param: the API label and man text as they are, then generated notes."""
     lines: list[str] = []
     if param["label"]:
         lines.append(param["label"].strip())
     lines.extend(_paragraphs(param["man"]))
     lines.append(f"API parameter {_code(param['code'])} ({param['type']}).")
-    if param["required"] and param["default"] is None:
-        lines.append(f"Required when the {what} is created.")
+    if _must_give(param):
+        lines.append(
+            "Required whenever its parent option is given." if nested else f"Required when the {what} is created."
+        )
     if param["default"] is not None:
         lines.append(f"When not set, the API default {_code(param['default'])} is used on create.")
     if param["ref_service_id"] is not None:
@@ -95,7 +106,9 @@ def option_doc(param: dict[str, Any], registry: dict[int, str], what: str = "ins
     if choices is not None:
         doc["choices"] = choices
     if param["sub_params"] and param["type"] in ("array", "map-fixed"):
-        doc["suboptions"] = {sub["option"]: option_doc(sub, registry, what) for sub in param["sub_params"]}
+        doc["suboptions"] = {sub["option"]: option_doc(sub, registry, what, nested=True) for sub in param["sub_params"]}
+    if nested and _must_give(param):
+        doc["required"] = True
     return doc
 
 

@@ -123,6 +123,8 @@ class MergedParam:
             self.operations[operation] = param.param_id
             if operation == "create":
                 self.required_on_create = param.required
+        else:  # a dataDescriptor sub-param: required when any occurrence says so
+            self.required_on_create = self.required_on_create or param.required
         if self.first.default is None and param.default is not None:
             self.first.default = param.default
         for sub in param.sub_params:

@@ -69,7 +69,7 @@ SERVICE = {
                     "code": "name",
                     "option": "name",
                     "type": "string",
-                    "required": False,
+                    "required": True,
                     "default": None,
                     "choices": None,
                     "secret": False,
@@ -340,6 +340,7 @@ ARGUMENT_SPEC = {
         "options": {
             "name": {
                 "type": "str",
+                "required": True,
             },
             "value": {
                 "type": "str",

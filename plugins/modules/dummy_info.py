@@ -69,7 +69,7 @@ SERVICE = {
                     "code": "name",
                     "option": "name",
                     "type": "string",
-                    "required": False,
+                    "required": True,
                     "default": None,
                     "choices": None,
                     "secret": False,

@@ -104,6 +104,8 @@ def test_union_merge_of_create_and_modify() -> None:
     assert [s["option"] for s in map_fixed["sub_params"]] == ["field_a", "field_b", "field_c"]
     assert map_fixed["operations"] == {"create": 647, "modify": 648}
     assert [s["default"] for s in map_fixed["sub_params"]] == ["a", "1", "false"]  # P36 sub-param defaults
+    array = param(spec_of(1), "arrayMapFixedExample")
+    assert [(s["option"], s["required"]) for s in array["sub_params"]] == [("name", True), ("value", False)]
 
 
 def test_immutable_means_not_in_modify() -> None:
