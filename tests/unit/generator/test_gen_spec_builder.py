@@ -179,3 +179,34 @@ def test_outputs_sorted_with_secret_flag() -> None:
     """Outputs from svc.outputs, sorted by code; secret ones flagged."""
     outputs = spec_of(12)["outputs"]
     assert [(o["code"], o["secret"]) for o in outputs] == [("accessKey", False), ("secretKey", True)]
+
+
+def test_minimal_real_api_shapes_are_accepted() -> None:
+    """deck-api.md 2.4: the real catalogue may omit svcName, man, outputs, labels and use older dataType
+    spellings; the spec still validates with sensible fallbacks."""
+    minimal = {
+        77: {
+            "svcId": 77,
+            "svcShort": "legacy",
+            "operations": [
+                {
+                    "svcOperationId": 770,
+                    "operation": "create",
+                    "cfsParams": [
+                        {"svcOperationCfsParamId": 1, "svcOperationCfsParam": "sizeGb", "dataType": "int64",
+                         "isRequired": True, "defaultValue": 5},
+                        {"svcOperationCfsParamId": 2, "svcOperationCfsParam": "enabled", "dataType": "bool",
+                         "defaultValue": True},
+                    ],
+                },
+                {"svcOperationId": 771, "operation": "delete"},
+            ],
+        }
+    }  # fmt: skip
+    spec = spec_of(77, minimal)
+    assert (spec["service_display_name"], spec["service_short_name"], spec["service_man"]) == ("legacy", "legacy", "")
+    assert [(p["option"], p["type"], p["default"], p["label"]) for p in spec["params"]] == [
+        ("enabled", "boolean", "true", ""),
+        ("size_gb", "integer", "5", ""),
+    ]
+    assert spec["outputs"] == [] and spec["lifecycle"]["deletable"] and not spec["lifecycle"]["suspendable"]
