@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any, cast
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.k8s_backend import KubernetesBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
@@ -15,7 +16,7 @@ def main(argv: list[str]) -> int:
     kubeconfig, namespace, workspace, service, name, duration = argv[1:7]
     params = {"state_kubeconfig": kubeconfig, "state_namespace": namespace, "state_lease_duration": int(duration)}
     store = StateStore(KubernetesBackend.from_params(params), workspace)
-    with store.instance_lock(service, name) as lock:
+    with cast(Any, store.instance_lock(service, name)) as lock:
         print("HELD", lock.holder, flush=True)
         while True:
             time.sleep(3600)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List, cast
 
 import pytest
 import yaml
@@ -31,7 +31,7 @@ def test_real_409_is_retried_and_both_records_survive(kubeconfig: str, kube_name
     other = backend_for(kubeconfig, kube_namespace)
     mine.put(INSTANCES, ("ws", "dummy", "first"), {"instance_uid": "U1"})
     real_replace = mine.objects.replace_secret
-    interleaved = []
+    interleaved: List[str] = []
 
     def replace_after_another_write(name: str, body: Dict[str, Any]) -> Dict[str, Any]:
         if not interleaved:
@@ -39,7 +39,7 @@ def test_real_409_is_retried_and_both_records_survive(kubeconfig: str, kube_name
             other.put(INSTANCES, ("ws", "dummy", "second"), {"instance_uid": "U2"})
         return real_replace(name, body)
 
-    mine.objects.replace_secret = replace_after_another_write  # type: ignore[method-assign]
+    mine.objects.replace_secret = replace_after_another_write
     mine.put(INSTANCES, ("ws", "dummy", "third"), {"instance_uid": "U3"})
     assert interleaved and mine.conflicts == 1
     fresh = backend_for(kubeconfig, kube_namespace)
@@ -119,7 +119,7 @@ def test_lock_wait_times_out_naming_the_holder(kubeconfig: str, kube_namespace: 
     """P42: a second holder waits at most state_lock_timeout and the error names the current holder."""
     first = StateStore(backend_for(kubeconfig, kube_namespace, state_lease_duration=30), "ws")
     second = StateStore(backend_for(kubeconfig, kube_namespace, state_lock_timeout=1), "ws")
-    with first.instance_lock("dummy", "web") as held:
+    with cast(Any, first.instance_lock("dummy", "web")) as held:
         with pytest.raises(LockTimeoutError) as caught, second.instance_lock("dummy", "web"):
             pass
         assert held.holder in caught.value.msg and "dummy/web" in caught.value.msg
