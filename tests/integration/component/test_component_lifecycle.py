@@ -1,0 +1,102 @@
+"""Playbook-level tests of nubes.cloud.component: suspension, deletion (orphan policy, blocked), timeout."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.integration.component.component_harness import Ansible, component
+
+pytestmark = pytest.mark.cluster
+
+
+def test_suspended_component_is_not_applied_but_can_be_deleted(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+    """C13: a suspended component goes Pending with reason Suspended and nothing is applied; deletion still works."""
+    source = ansible.source("web")
+    run = ansible.run(
+        [
+            component(kube_namespace, "web", source=source),
+            component(kube_namespace, "web", source=source, spec={"replicas": 3}, suspend=True),
+            component(kube_namespace, "web", state="absent"),
+        ]
+    )
+    applied, suspended, deleted = run[0], run[1], run[2]
+    assert not applied.get("failed"), applied.get("msg")
+    assert not suspended.get("failed"), suspended.get("msg")
+    assert suspended["changed"] is False
+    assert suspended["state"] == "Pending"
+    ready = suspended["status"]["conditions"][0]
+    assert (ready["status"], ready["reason"]) == ("Unknown", "Suspended")
+    assert not deleted.get("failed"), deleted.get("msg")
+    assert deleted["changed"] is True
+    assert kubectl("get", "deployment", "web", "-n", kube_namespace, check=False).returncode != 0
+
+
+def test_suspension_keeps_live_objects_unchanged(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+    """C13: while suspended a spec change is not applied; resuming applies it."""
+    source = ansible.source("web")
+    ansible.run([component(kube_namespace, "web", source=source)])
+    ansible.run([component(kube_namespace, "web", source=source, spec={"replicas": 3}, suspend=True)])
+    assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 1
+    resumed = ansible.run([component(kube_namespace, "web", source=source, spec={"replicas": 3})])[0]
+    assert resumed["state"] == "Ready" and resumed["changed"] is True
+    assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 3
+
+
+def test_deletion_with_orphan_policy_keeps_objects(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+    """C15: with the delete policy orphan, deleting the component removes its record but leaves the objects."""
+    source = ansible.source("web")
+    run = ansible.run(
+        [
+            component(kube_namespace, "keep", source=source, policies={"delete": "orphan"}),
+            component(kube_namespace, "keep", state="absent"),
+        ]
+    )
+    assert not run[0].get("failed"), run[0].get("msg")
+    deleted = run[1]
+    assert not deleted.get("failed"), deleted.get("msg")
+    assert sorted(deleted["objects"]["orphaned"]) == [
+        f"ConfigMap {kube_namespace}/keep-settings",
+        f"Deployment.apps {kube_namespace}/keep",
+        f"Secret {kube_namespace}/keep-credentials",
+    ]
+    assert deleted["objects"]["deleted"] == []
+    kubectl("get", "deployment", "keep", "-n", kube_namespace)
+    assert kubectl("get", "configmap", "cloud.nubes.component.keep", "-n", kube_namespace, check=False).returncode != 0
+
+
+def test_deletion_blocked_by_foreign_instance(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+    """C16, reference 7.6: a CRD of the component with an instance the component does not own blocks deletion; the
+    task fails naming the instance, and succeeds once the instance is gone."""
+    group = f"g{uuid.uuid4().hex[:8]}.nubes.test"
+    source = ansible.source("crd")
+    applied = ansible.run([component(kube_namespace, "types", source=source, spec={"group": group})])[0]
+    assert not applied.get("failed"), applied.get("msg")
+    kubectl.apply(
+        f"apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: foreign\n  namespace: {kube_namespace}\nspec: {{}}\n"
+    )
+    blocked = ansible.run([component(kube_namespace, "types", state="absent")])[0]
+    assert blocked["failed"] is True
+    assert "Deletion blocked" in blocked["msg"] and "foreign" in blocked["msg"]
+    assert blocked["status"]["state"] == "Deleting"
+    assert blocked["status"]["conditions"][0]["reason"] == "DeletionBlocked"
+    kubectl.json("get", "crd", f"widgets.{group}")
+    kubectl("delete", f"widgets.{group}", "foreign", "-n", kube_namespace)
+    deleted = ansible.run([component(kube_namespace, "types", state="absent")])[0]
+    assert not deleted.get("failed"), deleted.get("msg")
+    assert kubectl("get", "crd", f"widgets.{group}", check=False).returncode != 0
+
+
+def test_timeout_names_what_is_not_ready(ansible: Ansible, kube_namespace: str) -> None:
+    """C14, C7: an object that never becomes ready ends the task at the timeout in state Error, reason Timeout,
+    with a readable list of what is not ready and why."""
+    source = ansible.source("never-ready")
+    result = ansible.run([component(kube_namespace, "stuck", source=source, timeout=4)])[0]
+    assert result["failed"] is True
+    assert result["state"] == "Error"
+    ready = result["status"]["conditions"][0]
+    assert (ready["status"], ready["reason"]) == ("False", "Timeout")
+    assert "Not ready:" in result["msg"]
+    assert f"Deployment.apps {kube_namespace}/stuck" in result["msg"]
+    assert f"ConfigMap {kube_namespace}/stuck-ready-one" not in result["msg"]
