@@ -108,7 +108,8 @@ class Ansible:
         )
         if not out_file.exists():
             raise AssertionError(
-                f"ansible-playbook did not finish the play (exit {proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+                f"ansible-playbook did not finish the play (exit {proc.returncode}):\n"
+                f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
             )
         results = json.loads(out_file.read_text(encoding="utf-8"))
         return PlaybookRun(proc, results)
