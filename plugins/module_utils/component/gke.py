@@ -87,6 +87,8 @@ def cluster_endpoint(options: Mapping[str, Any], tokens: TokenSource) -> Tuple[s
     session = google.auth.transport.requests.AuthorizedSession(tokens.credentials)
     try:
         response = session.get(url, timeout=30)
+    except google.auth.exceptions.GoogleAuthError as exc:
+        raise GkeError(f"google-auth could not get an access token: {exc}") from None
     except Exception as exc:  # pylint: disable=broad-except  # any transport failure is reported the same way
         raise GkeError(f"cannot reach the GKE API at {base}: {type(exc).__name__}") from None
     if response.status_code != 200:

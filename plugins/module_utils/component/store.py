@@ -78,8 +78,13 @@ class ComponentStore:
 
     def ensure_namespace(self, create: bool) -> bool:
         """Make sure the component's namespace exists (the record lives there); True when it was created."""
-        if self.api.get(NAMESPACES, "", self.namespace) is not None:
-            return False
+        try:
+            if self.api.get(NAMESPACES, "", self.namespace) is not None:
+                return False
+        except ApiError as exc:
+            if exc.status == 403:
+                return False  # an identity that may not read namespaces: the record's write will tell
+            raise
         if not create:
             raise EngineError(
                 f"namespace {self.namespace} of the component does not exist and the missing-namespaces policy is "
