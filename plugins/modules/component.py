@@ -18,7 +18,7 @@ description:
     C(component.nubes.cloud/component=<name>).
   - Objects that are no longer rendered are deleted (pruned) once everything else is ready.
   - With O(state=absent) the component's objects are deleted (or orphaned, by policy) and the record removed.
-  - O(changed) is true only when an object of the component was written (created, updated, deleted).
+  - C(changed) is true only when an object of the component was written (created, updated, deleted).
   - The status returned has the shape of the component-operator-runtime status (C(observedGeneration),
     C(appliedGeneration), C(lastObservedAt), C(lastAppliedAt), C(processingDigest), C(processingSince),
     C(lastProcessingDigest), C(revision), C(conditions), C(state), C(inventory)).
@@ -537,6 +537,7 @@ def build_task(module):
         annotation_prefix=params["annotation_prefix"],
         check_mode=module.check_mode,
         diff=module._diff,  # pylint: disable=protected-access
+        run_command=lambda argv: module.run_command(argv, check_rc=False),
     )
 
 

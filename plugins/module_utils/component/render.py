@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -42,6 +41,8 @@ KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 Lookup = Callable[[str, str, str, str], Optional[Dict[str, Any]]]
+# ``module.run_command``-like: argv -> (exit code, stdout, stderr)
+CommandRunner = Callable[[List[str]], Tuple[int, str, str]]
 ListLookup = Callable[[str, str, str, str], List[Dict[str, Any]]]
 
 
@@ -63,6 +64,7 @@ class RenderInput:
     lookup: Optional[Lookup] = None
     lookup_list: Optional[ListLookup] = None
     kustomize_command: Optional[Sequence[str]] = None
+    run_command: Optional[CommandRunner] = None
 
 
 @dataclass
@@ -294,8 +296,12 @@ def kustomize_command() -> List[str]:
     )
 
 
-def run_kustomize(outputs: Mapping[str, str], command: Optional[Sequence[str]] = None) -> List[Dict[str, Any]]:
-    """Write the rendered files to a temporary directory and build it with kustomize."""
+def run_kustomize(
+    outputs: Mapping[str, str], run_command: Optional[CommandRunner], command: Optional[Sequence[str]] = None
+) -> List[Dict[str, Any]]:
+    """Write the rendered files to a temporary directory and build it with kustomize (``run_command`` runs it)."""
+    if run_command is None:
+        raise RenderError("kustomize sources need a command runner (the module passes module.run_command)")
     argv = list(command) if command else kustomize_command()
     with tempfile.TemporaryDirectory(prefix="nubes-component-") as workdir:
         for relative, text in outputs.items():
@@ -303,11 +309,11 @@ def run_kustomize(outputs: Mapping[str, str], command: Optional[Sequence[str]] =
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "w", encoding="utf-8") as handle:
                 handle.write(text)
-        proc = subprocess.run([*argv, workdir], capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        error = proc.stderr.strip().replace(workdir, "<source>")
+        returncode, stdout, stderr = run_command([*argv, workdir])
+    if returncode != 0:
+        error = stderr.strip().replace(workdir, "<source>")
         raise RenderError(f"kustomize build failed: {error}")
-    return parse_manifests(proc.stdout, "kustomize output")
+    return parse_manifests(stdout, "kustomize output")
 
 
 def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
@@ -336,7 +342,7 @@ def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
         output_name = path[: -len(suffix)] if suffix else path
         outputs[output_name] = render_template(env, path, context)
     if any(path.rsplit("/", 1)[-1] in KUSTOMIZATION_FILES and "/" not in path for path in outputs):
-        return run_kustomize(outputs, render_input.kustomize_command)
+        return run_kustomize(outputs, render_input.run_command, render_input.kustomize_command)
     objects: List[Dict[str, Any]] = []
     for path in sorted(outputs):
         if path.endswith(MANIFEST_SUFFIXES):

@@ -17,6 +17,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.connection i
     store_api,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.component.render import (
+    CommandRunner,
     RenderInput,
     inline_definitions,
     render_files,
@@ -75,6 +76,7 @@ class ComponentTask:
     annotation_prefix: str = c.DEFAULT_PREFIX
     check_mode: bool = False
     diff: bool = False
+    run_command: Optional[CommandRunner] = None
 
     @property
     def deploy_namespace(self) -> str:
@@ -254,6 +256,7 @@ class ComponentRun:
                     revision=digest_revision,
                     lookup=self._lookup,
                     lookup_list=self._lookup_list,
+                    run_command=task.run_command,
                 )
             )
         return inline_definitions(task.definitions if task.definitions is not None else [])

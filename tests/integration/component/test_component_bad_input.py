@@ -45,7 +45,7 @@ def test_object_without_kind_is_rejected(ansible: Ansible, kubectl, kube_namespa
     """An object without kind fails with the file and document number; nothing is applied."""
     result = ansible.run([component(kube_namespace, "nokind", source=ansible.source("no-kind"))])[0]
     assert result["failed"] is True
-    assert "objects.yaml, document 2" in result["msg"] and "without kind" in result["msg"]
+    assert "file objects.yaml, document 2" in result["msg"] and "without kind" in result["msg"]
     assert kubectl("get", "configmap", "fine", "-n", kube_namespace, check=False).returncode != 0
 
 
