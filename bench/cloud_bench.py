@@ -1,0 +1,326 @@
+"""Cloud module benchmarks against the in-process deck-api emulator (writes bench/results/cloud.json).
+
+- overhead: per-task wall time of a no-op `nubes.cloud.dummy` task vs `ansible.builtin.ping`, interleaved in the
+  same playbook (bench/callback_plugins/bench_timing.py); the ratio is computed per playbook run;
+- import time: `python -X importtime` of generated modules vs `ansible.module_utils.basic` (what ping imports);
+- API calls per action (create, no-op, modify, destroy) from the emulator's request log;
+- polling latency: from the operation's `dtFinish` in the emulator to the task's result arriving at the
+  controller, for a 2 s and a 60 s create, next to the latency of the core's poll schedule and of fixed 10 s and
+  5 s pollers simulated against the same operation (see `poll_simulation.py`).
+
+Run: .venv/bin/python bench/cloud_bench.py  (BENCH_QUICK=1 for fewer repetitions)
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import (
+    BIN,
+    ROOT,
+    Playbooks,
+    api_calls,
+    count_by_method,
+    ensure_repo_on_path,
+    local_play,
+    quick,
+    save,
+    summary,
+)
+from poll_simulation import CORE, POLLERS, expected, simulate
+
+ensure_repo_on_path()
+
+from tests.emulator import EmulatorServer  # noqa: E402
+
+REALM = "dummy"
+IMPORT_MODULES = ("dummy", "s3", "postgres")
+SHORT_OP, LONG_OP = 2.0, 60.0
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def dummy_task(name: str, **extra: Any) -> dict[str, Any]:
+    return {"resource_name": name, "resource_realm": REALM, **extra}
+
+
+# ------------------------------------------------------------------------------------------- overhead
+def cpu_seconds(command: list[str], env: dict[str, str], cwd: Path = ROOT) -> float:
+    """User + system CPU seconds of one run of the command (load-independent, unlike wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, capture_output=True, check=True, env=env, cwd=cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def module_process_cpu(playbooks: Playbooks, name: str, runs: int) -> dict[str, Any]:
+    """CPU seconds of the module processes themselves: the AnsiballZ payloads of one ping and one no-op dummy task
+    are kept (ANSIBLE_KEEP_REMOTE_FILES) and re-run directly, each `runs` times."""
+    remote = playbooks.workdir / "remote"
+    saved = dict(playbooks.extra_env)
+    playbooks.extra_env.update(ANSIBLE_KEEP_REMOTE_FILES="1", ANSIBLE_REMOTE_TMP=str(remote))
+    try:
+        playbooks.run(
+            [
+                local_play(
+                    [
+                        {"name": "ping", "ansible.builtin.ping": {}},
+                        {"name": "noop", "nubes.cloud.dummy": dummy_task(name)},
+                    ]
+                )
+            ]
+        )
+    finally:
+        playbooks.extra_env = saved
+    env = playbooks.env()
+    figures: dict[str, list[float]] = {"ping": [], "dummy": [], "ratio": []}
+    payloads = {label: glob.glob(str(remote / "*" / f"AnsiballZ_{label}.py"))[0] for label in ("ping", "dummy")}
+    for _run in range(runs):
+        ping = cpu_seconds([str(BIN / "python"), payloads["ping"]], env)
+        dummy = cpu_seconds([str(BIN / "python"), payloads["dummy"]], env)
+        figures["ping"].append(ping)
+        figures["dummy"].append(dummy)
+        figures["ratio"].append(dummy / ping)
+    return {label: summary(values, 3) for label, values in figures.items()}
+
+
+def overhead(emu: EmulatorServer, rounds: int, pairs: int) -> dict[str, Any]:
+    """Interleaved ping / no-op dummy tasks; per run the medians of each and their ratio."""
+    emu.configure(op_duration=0.2)
+    name = unique("bench-noop")
+    playbooks = Playbooks(emu.endpoint, emu.token)
+    playbooks.run([local_play([{"name": "create", "nubes.cloud.dummy": dummy_task(name)}])])
+    pings, noops, ratios, calls_per_task = [], [], [], []
+    for _round in range(rounds):
+        tasks: list[dict[str, Any]] = []
+        for index in range(pairs):
+            tasks.append({"name": f"ping {index}", "ansible.builtin.ping": {}})
+            tasks.append({"name": f"noop {index}", "nubes.cloud.dummy": dummy_task(name)})
+        since = emu.last_seq
+        run = playbooks.run([local_play(tasks)])
+        calls = api_calls(emu.requests(since=since))
+        ping = statistics.median(t.seconds for t in run.tasks if t.action == "ansible.builtin.ping")
+        noop_times = [t for t in run.tasks if t.action == "nubes.cloud.dummy"]
+        if any(t.changed for t in noop_times):
+            raise RuntimeError("a no-op dummy task reported changed: the no-op benchmark is not measuring a no-op")
+        noop = statistics.median(t.seconds for t in noop_times)
+        pings.append(ping)
+        noops.append(noop)
+        ratios.append(noop / ping)
+        calls_per_task.append(len(calls) / pairs)
+    cpu = module_process_cpu(playbooks, name, runs=rounds * 2)
+    return {
+        "module_process_cpu_seconds": cpu,
+        "pairs_per_run": pairs,
+        "ping_seconds": summary(pings),
+        "noop_seconds": summary(noops),
+        "ratio": summary(ratios, 2),
+        "api_calls_per_noop": summary(calls_per_task, 2),
+        "target_ratio": 1.5,
+    }
+
+
+# ------------------------------------------------------------------------------------------- import time
+IMPORT_LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)$")
+
+
+def importtime(statement: str) -> tuple[float, dict[str, float]]:
+    """Total import seconds of the statement's top module, and self time by top-level package."""
+    proc = subprocess.run(
+        [str(BIN / "python"), "-X", "importtime", "-c", statement],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT / ".collections"), "PATH": "/usr/bin:/bin"},
+    )
+    total = 0.0
+    groups: dict[str, float] = {}
+    for line in proc.stderr.splitlines():
+        match = IMPORT_LINE.match(line)
+        if not match:
+            continue
+        self_us, cumulative_us, indent, name = int(match[1]), int(match[2]), match[3], match[4]
+        if len(indent) == 1:
+            total += cumulative_us / 1e6
+        groups[package_group(name)] = groups.get(package_group(name), 0.0) + self_us / 1e6
+    return total, groups
+
+
+def package_group(name: str) -> str:
+    """Group a module name for the import breakdown."""
+    if name.startswith("ansible_collections.nubes.cloud.plugins.module_utils"):
+        return "nubes.cloud module_utils"
+    if name.startswith("ansible_collections.nubes.cloud"):
+        return "nubes.cloud module file"
+    if name.startswith("ansible.module_utils") or name == "ansible" or name.startswith("ansible._"):
+        return "ansible.module_utils"
+    top = name.split(".")[0]
+    if top in ("httpx", "httpcore", "h11", "anyio", "sniffio", "certifi", "idna", "h2", "hpack", "hyperframe"):
+        return "httpx and its deps"
+    if top in ("rich", "click", "pygments", "markdown_it", "mdurl"):
+        return "rich/click/pygments (httpx CLI)"
+    if top in ("yaml", "_yaml"):
+        return "PyYAML"
+    return "stdlib and other"
+
+
+def import_times(rounds: int) -> dict[str, Any]:
+    statements = {"ansible.module_utils.basic (ping's floor)": "import ansible.module_utils.basic"}
+    for module in IMPORT_MODULES:
+        statements[module] = f"import ansible_collections.nubes.cloud.plugins.modules.{module}"
+    totals: dict[str, list[float]] = {label: [] for label in statements}
+    cpu: dict[str, list[float]] = {label: [] for label in statements}
+    breakdown: dict[str, list[float]] = {}
+    env = {"PYTHONPATH": str(ROOT / ".collections"), "PATH": "/usr/bin:/bin"}
+    for _round in range(rounds):
+        bare = cpu_seconds([str(BIN / "python"), "-c", "pass"], env)
+        for label, statement in statements.items():
+            cpu[label].append(cpu_seconds([str(BIN / "python"), "-c", statement], env) - bare)
+            total, groups = importtime(statement)
+            totals[label].append(total)
+            if label == "dummy":
+                for group, seconds in groups.items():
+                    breakdown.setdefault(group, []).append(seconds)
+    return {
+        "seconds": {label: summary(values) for label, values in totals.items()},
+        "cpu_seconds": {label: summary(values) for label, values in cpu.items()},
+        "dummy_self_time_by_package": {
+            group: summary(values)
+            for group, values in sorted(breakdown.items(), key=lambda kv: -statistics.median(kv[1]))
+        },
+    }
+
+
+# ------------------------------------------------------------------------------------------- API calls
+def classify(entry: dict[str, Any]) -> str:
+    if entry["method"] != "GET":
+        return "writes"
+    if entry["path"].startswith("/instanceOperations/"):
+        return "operation reads (polls)"
+    return "other reads"
+
+
+def calls_per_action(emu: EmulatorServer, rounds: int) -> dict[str, Any]:
+    """API calls of create, no-op, modify and destroy of a dummy instance (operations take 2 s)."""
+    emu.configure(op_duration=SHORT_OP)
+    playbooks = Playbooks(emu.endpoint, emu.token)
+    per_action: dict[str, dict[str, list[float]]] = {}
+    for _round in range(rounds):
+        name = unique("bench-calls")
+        steps = (
+            ("create", dummy_task(name, map_example={"k": "v1"})),
+            ("no-op", dummy_task(name, map_example={"k": "v1"})),
+            ("modify", dummy_task(name, map_example={"k": "v2"})),
+            ("destroy", {"resource_name": name, "state": "absent"}),
+        )
+        for action, args in steps:
+            since = emu.last_seq
+            run = playbooks.run([local_play([{"name": action, "nubes.cloud.dummy": args}])])
+            if run.tasks[0].changed != (action != "no-op"):
+                raise RuntimeError(f"dummy {action}: unexpected changed={run.tasks[0].changed}")
+            calls = api_calls(emu.requests(since=since))
+            kinds = {"total": float(len(calls))}
+            for entry in calls:
+                kinds[classify(entry)] = kinds.get(classify(entry), 0.0) + 1
+            for method, count in count_by_method(calls).items():
+                kinds[method] = float(count)
+            bucket = per_action.setdefault(action, {})
+            for key, value in kinds.items():
+                bucket.setdefault(key, []).append(value)
+    return {
+        "operation_seconds": SHORT_OP,
+        "actions": {
+            action: {key: summary(values, 1) for key, values in sorted(kinds.items())}
+            for action, kinds in per_action.items()
+        },
+    }
+
+
+# ------------------------------------------------------------------------------------------- polling latency
+def parse_ts(text: str) -> float:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc).timestamp()
+
+
+def polling_latency(emu: EmulatorServer, duration: float, hosts: int, rounds: int) -> dict[str, Any]:
+    """Create `hosts` dummy instances in parallel (one per inventory host) whose create takes `duration` s."""
+    emu.configure(op_duration=0.2, durations={"dummy.create": duration})
+    playbooks = Playbooks(emu.endpoint, emu.token)
+    inventory = playbooks.workdir / f"latency-{int(duration)}.ini"
+    inventory.write_text(
+        "[bench]\n" + "".join(f"h{i} ansible_connection=local\n" for i in range(hosts)), encoding="utf-8"
+    )
+    measured: list[float] = []
+    polls: list[float] = []
+    core_schedule: list[float] = []
+    for _round in range(rounds):
+        prefix = unique(f"bench-lat{int(duration)}")
+        play = local_play(
+            [{"name": "create", "nubes.cloud.dummy": dummy_task(prefix + "-{{ inventory_hostname }}")}], hosts="bench"
+        )
+        since = emu.last_seq
+        run = playbooks.run([play], inventory=str(inventory), forks=hosts)
+        log = api_calls(emu.requests(since=since))
+        ops = {
+            o["displayName"]: o
+            for o in emu.operations()
+            if o["operation"] == "create" and o["displayName"].startswith(prefix)
+        }
+        for task in run.tasks:
+            op = ops[f"{prefix}-{task.host}"]
+            submit, finish = parse_ts(op["dtSubmit"]), parse_ts(op["dtFinish"])
+            measured.append(task.end - finish)
+            polls.append(
+                sum(1 for e in log if e["method"] == "GET" and op["instanceOperationUid"] in e["path"].lower())
+            )
+            core_schedule.append(simulate(CORE, finish - submit))
+    return {
+        "operation_seconds": duration,
+        "parallel_tasks": hosts,
+        "measured_task_return_after_dtFinish": summary(measured),
+        "operation_gets_per_task": summary(polls, 1),
+        "core_schedule_latency_at_this_duration": summary(core_schedule),
+        "return_overhead": summary([m - c for m, c in zip(measured, core_schedule)]),
+        "expected_poll_latency_over_duration_pm10pct": {
+            label: dict(zip(("mean", "max", "polls"), (round(x, 3) for x in expected(label, duration))))
+            for label in POLLERS
+        },
+    }
+
+
+def main() -> int:
+    fast = quick()
+    started = time.perf_counter()
+    with EmulatorServer(seed=1, op_duration=0.2) as emu:
+        result: dict[str, Any] = {}
+        print("cloud: overhead (no-op dummy vs ping)", flush=True)
+        result["overhead"] = overhead(emu, rounds=3 if fast else 5, pairs=5 if fast else 10)
+        print("cloud: import time", flush=True)
+        result["import_time"] = import_times(rounds=3 if fast else 7)
+        print("cloud: API calls per action", flush=True)
+        result["api_calls"] = calls_per_action(emu, rounds=1 if fast else 3)
+        print("cloud: polling latency, 2 s operations", flush=True)
+        result["latency_short"] = polling_latency(emu, SHORT_OP, hosts=3 if fast else 5, rounds=1 if fast else 3)
+        print("cloud: polling latency, 60 s operations (real time)", flush=True)
+        result["latency_long"] = polling_latency(emu, LONG_OP, hosts=3 if fast else 5, rounds=1)
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    save("cloud", result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""Component benchmark: `nubes.cloud.component` vs `kubectl apply --server-side` vs `kubernetes.core.k8s` on the same
+objects and the same cluster (writes bench/results/component.json). Needs the local control plane: starts it
+with tests/cluster/up (which builds it first when needed), or uses $KUBECONFIG with NUBES_TEST_EXTERNAL_CLUSTER=1.
+
+For 300 and 1000 objects (the mix of bench/engine_300.py: ConfigMaps, Secrets, ServiceAccounts) in a fresh
+namespace per tool and round: first apply, then the no-op re-apply. Per run: wall time (the playbook task's
+time from bench/callback_plugins/bench_timing.py for the modules, the process's wall time for kubectl), API
+calls (client side: the module's `api_calls`, kubectl's -v=6 request lines; apiserver side for every tool: the
+growth of `apiserver_request_total`, which also counts other clients in the same window), and peak RSS of the
+process doing the work (the module process, through bench/peak_rss as its interpreter; kubectl itself).
+Also runs bench/engine_300.py (the engine in-process, no Ansible) for the same sizes.
+
+Run: .venv/bin/python bench/component_compare.py [--sizes 300,1000]  (BENCH_QUICK=1: fewer rounds)
+kubernetes.core comes from bench/setup.sh (.cache/bench-collections).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import BIN, ROOT, Playbooks, local_play, quick, save, summary
+
+BENCH = ROOT / "bench"
+K8S_COLLECTIONS = ROOT / ".cache" / "bench-collections"
+KUBECTL_REQUEST = re.compile(
+    r'round_trippers\.go:\d+\] (GET|POST|PUT|PATCH|DELETE|HEAD) https?://|"Response" verb="(GET|POST|PUT|PATCH|DELETE)"'
+)
+METRIC = re.compile(r"^apiserver_request_total\{(?P<labels>[^}]*)\} (?P<value>[0-9.e+]+)$")
+TOOLS = ("kubectl", "component", "k8s")
+
+
+def kubeconfig() -> str:
+    if os.environ.get("NUBES_TEST_EXTERNAL_CLUSTER") == "1" and os.environ.get("KUBECONFIG"):
+        return os.environ["KUBECONFIG"]
+    out = subprocess.run([str(ROOT / "tests/cluster/up")], capture_output=True, text=True, check=True).stdout
+    return out.strip().splitlines()[-1].partition("=")[2]
+
+
+def objects(count: int) -> list[dict[str, Any]]:
+    """The object mix of bench/engine_300.py (50 % ConfigMaps, 30 % Secrets, 20 % ServiceAccounts)."""
+    result: list[dict[str, Any]] = []
+    for i in range(count):
+        if i % 10 < 5:
+            result.append(
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}"}, "data": {"i": str(i)}}
+            )
+        elif i % 10 < 8:
+            result.append(
+                {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": f"s-{i}"}, "stringData": {"i": str(i)}}
+            )
+        else:
+            result.append({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": f"sa-{i}"}})
+    return result
+
+
+class Cluster:
+    def __init__(self, config: str) -> None:
+        self.config = config
+
+    def kubectl(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["kubectl", "--kubeconfig", self.config, *args], capture_output=True, text=True, check=check, timeout=1800
+        )
+
+    def apiserver_requests(self) -> float:
+        """Sum of apiserver_request_total over every verb but WATCH/CONNECT."""
+        total = 0.0
+        for line in self.kubectl("get", "--raw", "/metrics").stdout.splitlines():
+            match = METRIC.match(line)
+            if match and 'verb="WATCH"' not in match["labels"] and 'verb="CONNECT"' not in match["labels"]:
+                total += float(match["value"])
+        return total
+
+    def namespace(self, prefix: str) -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+        self.kubectl("create", "namespace", name)
+        return name
+
+    def drop(self, namespace: str) -> None:
+        self.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+class Runs:
+    """One tool's apply, measured."""
+
+    def __init__(self, cluster: Cluster, manifest: Path, workdir: Path) -> None:
+        self.cluster = cluster
+        self.manifest = manifest
+        self.workdir = workdir
+        self.rss_file = workdir / "rss.jsonl"
+        self.playbooks = Playbooks(workdir=workdir)
+        self.playbooks.extra_env = {
+            "NUBES_BENCH_RSS_FILE": str(self.rss_file),
+            "NUBES_BENCH_REAL_PYTHON": str(BIN / "python"),
+            "K8S_AUTH_KUBECONFIG": cluster.config,
+        }
+        self.playbooks.collections_path = f"{ROOT / '.collections'}{os.pathsep}{K8S_COLLECTIONS}"
+
+    def _last_rss(self) -> float:
+        lines = self.rss_file.read_text(encoding="utf-8").splitlines()
+        return json.loads(lines[-1])["peak_rss_kib"] / 1024
+
+    def kubectl(self, namespace: str) -> dict[str, float]:
+        command = [
+            str(BENCH / "peak_rss"), "kubectl", "--kubeconfig", self.cluster.config, "apply", "--server-side",
+            "-n", namespace, "-f", str(self.manifest), "-v=6",
+        ]  # fmt: skip
+        env = {**os.environ, "NUBES_BENCH_RSS_FILE": str(self.rss_file)}
+        env.pop("NUBES_BENCH_REAL_PYTHON", None)
+        start = time.perf_counter()
+        proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env, timeout=1800)
+        seconds = time.perf_counter() - start
+        if proc.returncode != 0:
+            raise RuntimeError(f"kubectl apply failed: {proc.stderr[-3000:]}")
+        calls = sum(1 for line in proc.stderr.splitlines() if KUBECTL_REQUEST.search(line))
+        return {"seconds": seconds, "calls": float(calls), "peak_rss_mib": self._last_rss()}
+
+    def module(self, tool: str, namespace: str) -> dict[str, float]:
+        if tool == "component":
+            task = {
+                "name": "component",
+                "nubes.cloud.component": {
+                    "name": "bench",
+                    "namespace": namespace,
+                    "source": str(self.manifest),
+                    "kubeconfig": self.cluster.config,
+                    "timeout": 1200,
+                },
+            }
+        else:
+            task = {
+                "name": "k8s",
+                "kubernetes.core.k8s": {
+                    "kubeconfig": self.cluster.config,
+                    "namespace": namespace,
+                    "src": str(self.manifest),
+                    "state": "present",
+                },
+            }
+        play = local_play([task])
+        play["vars"] = {"ansible_python_interpreter": str(BENCH / "peak_rss")}
+        run = self.playbooks.run([play])
+        record = run.tasks[0]
+        if record.status != "ok":
+            raise RuntimeError(f"{tool} task {record.status}: {record.msg}")
+        calls = float(record.api_calls.get("total", 0)) if isinstance(record.api_calls, dict) else -1.0
+        return {"seconds": record.seconds, "calls": calls, "peak_rss_mib": self._last_rss(), "changed": record.changed}
+
+    def apply(self, tool: str, namespace: str) -> dict[str, float]:
+        before = self.cluster.apiserver_requests()
+        figures = self.kubectl(namespace) if tool == "kubectl" else self.module(tool, namespace)
+        # the metrics GET of `before` is counted; `after` is not
+        figures["apiserver_requests"] = self.cluster.apiserver_requests() - before - 1
+        return figures
+
+
+def engine_inprocess(config: str, size: int) -> dict[str, Any]:
+    """bench/engine_300.py for this size (the engine without Ansible)."""
+    env = {**os.environ, "NUBES_TEST_EXTERNAL_CLUSTER": "1", "KUBECONFIG": config}
+    proc = subprocess.run(
+        [str(BIN / "python"), str(BENCH / "engine_300.py"), "--objects", str(size)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        timeout=1800,
+    )
+    report = json.loads(proc.stdout)
+    return {p["phase"]: {"seconds": p["seconds"], "calls": p["calls"]} for p in report["phases"]}
+
+
+def measure_size(cluster: Cluster, size: int, rounds: int, k8s_rounds: int, workdir: Path) -> dict[str, Any]:
+    manifest = workdir / f"objects-{size}.yaml"
+    manifest.write_text(yaml.safe_dump_all(objects(size), sort_keys=False), encoding="utf-8")
+    runs = Runs(cluster, manifest, workdir)
+    raw: dict[str, dict[str, dict[str, list[float]]]] = {}
+    ratios: dict[str, list[float]] = {}
+    for index in range(rounds):
+        round_figures: dict[str, dict[str, dict[str, float]]] = {}
+        for tool in TOOLS:
+            if tool == "k8s" and index >= k8s_rounds:
+                continue
+            print(f"component: {size} objects, round {index + 1}/{rounds}, {tool}", flush=True)
+            namespace = cluster.namespace(f"bench-{tool}")
+            try:
+                for phase in ("first apply", "no-op re-apply"):
+                    figures = runs.apply(tool, namespace)
+                    if phase == "no-op re-apply" and figures.get("changed"):
+                        raise RuntimeError(f"{tool}: the re-apply of unchanged objects reported changed")
+                    figures.pop("changed", None)
+                    round_figures.setdefault(tool, {})[phase] = figures
+                    for key, value in figures.items():
+                        raw.setdefault(tool, {}).setdefault(phase, {}).setdefault(key, []).append(value)
+            finally:
+                cluster.drop(namespace)
+        for phase in ("first apply", "no-op re-apply"):
+            ours = round_figures["component"][phase]["seconds"]
+            ratios.setdefault(f"component/kubectl {phase}", []).append(
+                ours / round_figures["kubectl"][phase]["seconds"]
+            )
+            if "k8s" in round_figures:
+                ratios.setdefault(f"k8s/component {phase}", []).append(round_figures["k8s"][phase]["seconds"] / ours)
+    print(f"component: {size} objects, engine in-process (bench/engine_300.py)", flush=True)
+    return {
+        "objects": size,
+        "tools": {
+            tool: {
+                phase: {key: summary(values, 2) for key, values in figures.items()} for phase, figures in phases.items()
+            }
+            for tool, phases in raw.items()
+        },
+        "ratios": {key: summary(values, 2) for key, values in ratios.items()},
+        "engine_inprocess": engine_inprocess(cluster.config, size),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="300,1000")
+    args = parser.parse_args()
+    subprocess.run(["bash", str(BENCH / "setup.sh")], check=True)
+    started = time.perf_counter()
+    cluster = Cluster(kubeconfig())
+    rounds = 2 if quick() else 3
+    workdir = Playbooks().workdir
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    results = []
+    for size in sizes:
+        k8s_rounds = 1 if size > 300 or quick() else rounds
+        results.append(measure_size(cluster, size, rounds, k8s_rounds, workdir))
+    save("component", {"sizes": results, "seconds": round(time.perf_counter() - started, 1)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+# Benchmarks (bench/, issue 10): side-by-side figures written to docs/benchmarks.md (+ docs/benchmarks/*.png).
+# `make bench` (Makefile) runs every BENCH_TARGETS entry; none of this is part of `make test`.
+# BENCH_QUICK=1 runs fewer repetitions. Figures of each area stay in bench/results/<area>.json, so one area can be
+# re-run alone and the page is rewritten from all of them. Charts need matplotlib, which bench/setup.sh installs
+# into the bench-only venv .cache/bench-venv (with kubernetes.core for the component comparison).
+BENCH_TARGETS += bench-all
+
+.PHONY: bench-all bench-cloud bench-scale bench-gen bench-component bench-emu bench-report
+
+bench-all: venv ## all benchmark areas, then rewrite docs/benchmarks.md (starts the local cluster for the component area)
+	$(PY) bench/run.py
+
+bench-cloud: venv ## cloud modules: no-op vs ping, import time, API calls per action, polling latency (2 s, 60 s ops)
+	$(PY) bench/run.py --area cloud
+
+bench-scale: venv ## 50 instances, forks 10: first converge and no-op re-run
+	$(PY) bench/run.py --area scale
+
+bench-gen: venv ## generator render + check figures for the report (bench/generator_bench.py)
+	$(PY) bench/run.py --area generator
+
+bench-component: venv ## component vs kubectl --server-side vs kubernetes.core.k8s, 300 and 1000 objects (local cluster)
+	$(PY) bench/run.py --area component
+
+bench-emu: venv ## emulator throughput figures for the report (bench/emulator_throughput.py)
+	$(PY) bench/run.py --area emulator
+
+bench-report: venv ## rewrite docs/benchmarks.md and its charts from bench/results/*.json
+	$(PY) bench/run.py --report-only
