@@ -1,7 +1,6 @@
 # Component module, action plugin and role (issue 8). Variables PY, PYTEST, BIN come from the Makefile.
 # `make unit` runs tests/unit/component; `make integration` runs tests/integration/component (marked cluster).
 BENCH_TARGETS += bench-component
-MYPY_PATHS += plugins/module_utils/component
 
 .PHONY: component-unit component-integration component-molecule component-lint component-demo bench-component
 
