@@ -39,7 +39,8 @@ KUBECTL_REQUEST = re.compile(
     r'round_trippers\.go:\d+\] (GET|POST|PUT|PATCH|DELETE|HEAD) https?://|"Response" verb="(GET|POST|PUT|PATCH|DELETE)"'
 )
 METRIC = re.compile(r"^apiserver_request_total\{(?P<labels>[^}]*)\} (?P<value>[0-9.e+]+)$")
-TOOLS = ("kubectl", "component", "k8s")
+TOOLS = ("kubectl", "component", "k8s", "k8s-loop")
+LOOP_MAX_OBJECTS = 300  # `kubernetes.core.k8s` once per object (a loop) is measured once, for the small size only
 
 
 def kubeconfig() -> str:
@@ -109,24 +110,30 @@ class Runs:
         }
         self.playbooks.collections_path = f"{ROOT / '.collections'}{os.pathsep}{K8S_COLLECTIONS}"
 
-    def _last_rss(self) -> float:
-        lines = self.rss_file.read_text(encoding="utf-8").splitlines()
-        return json.loads(lines[-1])["peak_rss_kib"] / 1024
+    def _rss_lines(self) -> int:
+        return len(self.rss_file.read_text(encoding="utf-8").splitlines()) if self.rss_file.exists() else 0
+
+    def _peak_rss_since(self, offset: int) -> float:
+        """Largest peak RSS (MiB) of the processes recorded after line `offset` (a loop runs one per item)."""
+        lines = self.rss_file.read_text(encoding="utf-8").splitlines()[offset:]
+        return max(json.loads(line)["peak_rss_kib"] for line in lines) / 1024
 
     def kubectl(self, namespace: str) -> dict[str, float]:
         command = [
-            str(BENCH / "peak_rss"), "kubectl", "--kubeconfig", self.cluster.config, "apply", "--server-side",
+            str(BIN / "python"), str(BENCH / "peak_rss"),
+            "kubectl", "--kubeconfig", self.cluster.config, "apply", "--server-side",
             "-n", namespace, "-f", str(self.manifest), "-v=6",
         ]  # fmt: skip
         env = {**os.environ, "NUBES_BENCH_RSS_FILE": str(self.rss_file)}
         env.pop("NUBES_BENCH_REAL_PYTHON", None)
+        offset = self._rss_lines()
         start = time.perf_counter()
         proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env, timeout=1800)
         seconds = time.perf_counter() - start
         if proc.returncode != 0:
             raise RuntimeError(f"kubectl apply failed: {proc.stderr[-3000:]}")
         calls = sum(1 for line in proc.stderr.splitlines() if KUBECTL_REQUEST.search(line))
-        return {"seconds": seconds, "calls": float(calls), "peak_rss_mib": self._last_rss()}
+        return {"seconds": seconds, "calls": float(calls), "peak_rss_mib": self._peak_rss_since(offset)}
 
     def module(self, tool: str, namespace: str) -> dict[str, float]:
         if tool == "component":
@@ -140,7 +147,7 @@ class Runs:
                     "timeout": 1200,
                 },
             }
-        else:
+        elif tool == "k8s":
             task = {
                 "name": "k8s",
                 "kubernetes.core.k8s": {
@@ -150,14 +157,34 @@ class Runs:
                     "state": "present",
                 },
             }
+        else:  # k8s-loop: one module run per object, the way playbooks often feed a list of definitions
+            task = {
+                "name": "k8s-loop",
+                "kubernetes.core.k8s": {
+                    "kubeconfig": self.cluster.config,
+                    "namespace": namespace,
+                    "definition": "{{ item }}",
+                    "state": "present",
+                },
+                "loop": "{{ lookup('ansible.builtin.file', '"
+                + str(self.manifest)
+                + "') | ansible.builtin.from_yaml_all }}",
+                "loop_control": {"label": "{{ item.kind }}/{{ item.metadata.name }}"},
+            }
         play = local_play([task])
         play["vars"] = {"ansible_python_interpreter": str(BENCH / "peak_rss")}
+        offset = self._rss_lines()
         run = self.playbooks.run([play])
         record = run.tasks[0]
         if record.status != "ok":
             raise RuntimeError(f"{tool} task {record.status}: {record.msg}")
         calls = float(record.api_calls.get("total", 0)) if isinstance(record.api_calls, dict) else -1.0
-        return {"seconds": record.seconds, "calls": calls, "peak_rss_mib": self._last_rss(), "changed": record.changed}
+        return {
+            "seconds": record.seconds,
+            "calls": calls,
+            "peak_rss_mib": self._peak_rss_since(offset),
+            "changed": record.changed,
+        }
 
     def apply(self, tool: str, namespace: str) -> dict[str, float]:
         before = self.cluster.apiserver_requests()
@@ -193,6 +220,8 @@ def measure_size(cluster: Cluster, size: int, rounds: int, k8s_rounds: int, work
         for tool in TOOLS:
             if tool == "k8s" and index >= k8s_rounds:
                 continue
+            if tool == "k8s-loop" and (index > 0 or size > LOOP_MAX_OBJECTS):
+                continue
             print(f"component: {size} objects, round {index + 1}/{rounds}, {tool}", flush=True)
             namespace = cluster.namespace(f"bench-{tool}")
             try:
@@ -211,8 +240,11 @@ def measure_size(cluster: Cluster, size: int, rounds: int, k8s_rounds: int, work
             ratios.setdefault(f"component/kubectl {phase}", []).append(
                 ours / round_figures["kubectl"][phase]["seconds"]
             )
-            if "k8s" in round_figures:
-                ratios.setdefault(f"k8s/component {phase}", []).append(round_figures["k8s"][phase]["seconds"] / ours)
+            for reference in ("k8s", "k8s-loop"):
+                if reference in round_figures:
+                    ratios.setdefault(f"{reference}/component {phase}", []).append(
+                        round_figures[reference][phase]["seconds"] / ours
+                    )
     print(f"component: {size} objects, engine in-process (bench/engine_300.py)", flush=True)
     return {
         "objects": size,
@@ -234,12 +266,12 @@ def main() -> int:
     subprocess.run(["bash", str(BENCH / "setup.sh")], check=True)
     started = time.perf_counter()
     cluster = Cluster(kubeconfig())
-    rounds = 2 if quick() else 3
     workdir = Playbooks().workdir
     sizes = [int(s) for s in args.sizes.split(",") if s]
     results = []
     for size in sizes:
-        k8s_rounds = 1 if size > 300 or quick() else rounds
+        rounds = (2 if size <= LOOP_MAX_OBJECTS else 1) if quick() else 3
+        k8s_rounds = rounds
         results.append(measure_size(cluster, size, rounds, k8s_rounds, workdir))
     save("component", {"sizes": results, "seconds": round(time.perf_counter() - started, 1)})
     return 0
