@@ -111,7 +111,8 @@ class Fleet:
     def start(
         self, tasks: list[dict[str, Any]], options: tuple[str, ...] = (), hosts: list[str] | None = None
     ) -> tuple[subprocess.Popen[str], Path]:
-        """Start ansible-playbook without waiting (crash tests); returns the process and its run dir."""
+        """Start ansible-playbook without waiting; returns the process and its run dir. The process leads its
+        own session, so a crash test can SIGKILL the whole process group (playbook, workers, module)."""
         command, run_dir = self._write(tasks, hosts)
         proc = subprocess.Popen(
             [*command, *options],
@@ -120,6 +121,7 @@ class Fleet:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            start_new_session=True,
         )
         return proc, run_dir
 

@@ -1,0 +1,67 @@
+"""SIGKILL an `ansible-playbook` run at a chosen step of a cloud flow, found by watching the emulator.
+
+A step is named by the API call that follows it: a one-shot latency rule on that call holds the module there;
+once the rule has fired (the call is in flight) the whole process group (ansible-playbook, its worker and the
+module) is SIGKILLed. The emulator still finishes the held call after the delay, as a real API would finish a
+request whose client died, and the test waits for that before re-running.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from typing import Any, Callable
+
+from tests.emulator import EmulatorServer
+from tests.reliability.cloud.fleet import Fleet
+
+HOLD_MS = 2500
+UUID_GLOB = "????????-????-????-????-????????????"
+OPERATION = "/instanceOperations/" + UUID_GLOB
+
+# step name -> the held call (a fault rule's target); `skip` lets earlier matching calls through
+CREATE_STEPS: dict[str, dict[str, Any]] = {
+    "placeholder_in_flight": {"method": "POST", "path": "/instances"},
+    "after_placeholder": {"method": "POST", "path": "/instanceOperations"},
+    "after_operation_create": {"method": "GET", "path": OPERATION},
+    "after_params": {"method": "GET", "path": OPERATION + "/validate-cfs"},
+    "after_run": {"method": "GET", "path": OPERATION, "skip": 1},
+    "during_polling": {"method": "GET", "path": OPERATION, "skip": 3},
+}
+# modify and sub-resource operations: the same steps without the placeholder
+OPERATION_STEPS: dict[str, dict[str, Any]] = {
+    "after_operation_create": {"method": "GET", "path": OPERATION},
+    "after_params": {"method": "GET", "path": OPERATION + "/validate-cfs"},
+    "run_in_flight": {"method": "POST", "path": OPERATION + "/run"},
+    "after_run": {"method": "GET", "path": OPERATION, "skip": 1},
+    "during_polling": {"method": "GET", "path": OPERATION, "skip": 3},
+}
+
+
+def wait_for(predicate: Callable[[], bool], what: str, limit: float = 120.0) -> None:
+    """Poll until `predicate()` holds (a readiness wait, not a timing assertion)."""
+    deadline = time.monotonic() + limit
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("gave up waiting for " + what)
+        time.sleep(0.02)
+
+
+def crash_at(emu: EmulatorServer, fleet: Fleet, tasks: list[dict[str, Any]], step: dict[str, Any]) -> None:
+    """Run `tasks` on one host and SIGKILL the playbook while the call `step` is in flight."""
+    since = emu.last_seq
+    emu.set_faults([{"kind": "latency", "ms": HOLD_MS, "count": 1, **step}])
+    proc, _run_dir = fleet.start(tasks, hosts=["r0"])
+    try:
+        wait_for(lambda: emu.faults()[0].get("fired", 0) >= 1 or proc.poll() is not None, "the held call")
+        assert proc.poll() is None, "the playbook ended before reaching the step: " + (proc.communicate()[0] or "")
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    emu.clear_faults()
+    wait_for(
+        lambda: any(entry.get("fault") == "latency" for entry in emu.requests(since)),
+        "the emulator to finish the held call",
+    )

@@ -1,0 +1,118 @@
+"""Crash points: SIGKILL of ansible-playbook at each step of the create, modify and sub-resource flows.
+
+The re-run converges with exactly one instance (one sub-resource) and a correct state record; the crash never
+makes the collection lose track of what it created (P42, beyond; K1-K4b: the recorded identity is reused).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.runner import Runner, validate_params
+from ansible_collections.nubes.cloud.plugins.modules import dummy, postgres, s3
+from tests.emulator import EmulatorServer
+from tests.reliability.cloud.crash import CREATE_STEPS, OPERATION_STEPS, crash_at
+from tests.reliability.cloud.fleet import Fleet
+from tests.reliability.cloud.reconcile import assert_reconciled, state_records
+
+DUMMY_ID = 1
+POSTGRES_ID = 90
+REALM = "k8s-3.ext.nubes.ru"
+
+
+def dummy_task(name: str, message: str) -> dict[str, Any]:
+    args = {"resource_name": name, "resource_realm": "dummy", "bodymessage": message, "duration_ms": 1500}
+    return {"name": "dummy", "nubes.cloud.dummy": args}
+
+
+def rerun_one(fleet: Fleet, task: dict[str, Any]) -> dict[str, Any]:
+    result = fleet.run([task], hosts=["r0"]).last()["r0"]
+    assert not result.get("failed"), result.get("msg")
+    return result
+
+
+def in_process(module: Any, kind: str, state_path: str, emu: EmulatorServer, **params: Any) -> dict[str, Any]:
+    """Run a generated module's task in-process (set-up steps), with the fleet's state file."""
+    full = {"api_endpoint": emu.endpoint, "api_token": emu.token, "state_path": state_path, **params}
+    validated = validate_params(module.SERVICE, module.ARGUMENT_SPEC, kind, full)
+    return Runner(module.SERVICE, validated, kind).run()
+
+
+@pytest.mark.parametrize("step", list(CREATE_STEPS))
+def test_create_killed_at_step(emu: EmulatorServer, fleet: Fleet, prefix: str, step: str) -> None:
+    """P42 (beyond), K1/K3: SIGKILL during create at `step`; the re-run converges to one running instance whose
+    uid is the recorded one."""
+    name = f"{prefix}-{step}"
+    crash_at(emu, fleet, [dummy_task(name, "v1")], CREATE_STEPS[step])
+    result = rerun_one(fleet, dummy_task(name, "v1"))
+    assert result["status"] == "running"
+    live = assert_reconciled(emu, fleet.state_path, DUMMY_ID, "dummy", [name])
+    assert [i["instanceUid"].lower() for i in live] == [result["instance_uid"].lower()]
+    record = state_records(fleet.state_path, "dummy")[name]
+    assert record["status"] == "present"
+    assert record["params"]["bodymessage"] == "v1"
+
+
+@pytest.mark.parametrize("step", list(OPERATION_STEPS))
+def test_modify_killed_at_step(emu: EmulatorServer, fleet: Fleet, prefix: str, step: str) -> None:
+    """P42 (beyond), K2: SIGKILL during modify at `step`; the re-run applies the change to the same instance."""
+    name = f"{prefix}-{step}"
+    created = in_process(
+        dummy,
+        "instance",
+        str(fleet.state_path),
+        emu,
+        resource_name=name,
+        resource_realm="dummy",
+        bodymessage="v1",
+        duration_ms=1500,
+    )
+    crash_at(emu, fleet, [dummy_task(name, "v2")], OPERATION_STEPS[step])
+    result = rerun_one(fleet, dummy_task(name, "v2"))
+    assert result["instance_uid"] == created["instance_uid"]
+    assert result["instance"]["params"]["bodymessage"] == "v2"
+    live = assert_reconciled(emu, fleet.state_path, DUMMY_ID, "dummy", [name])
+    assert len(live) == 1 and live[0]["state"]["params"]["bodymessage"] == "v2"
+    record = state_records(fleet.state_path, "dummy")[name]
+    assert record["status"] == "present" and record["params"]["bodymessage"] == "v2"
+
+
+@pytest.fixture(scope="module")
+def postgres_parent(emulator: EmulatorServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """One running postgres (and its s3) for the sub-resource crash tests, created in-process."""
+    state_path = str(tmp_path_factory.mktemp("pg") / "state.json")
+    name = "rel-pg-" + tmp_path_factory.getbasetemp().name[-6:]
+    s3_uid = in_process(
+        s3, "instance", state_path, emulator, resource_name=name + "-s3", display_name=name, resource_realm=REALM
+    )["instance_uid"]
+    pg = in_process(postgres, "instance", state_path, emulator, resource_name=name, s3_uid=s3_uid, resource_realm=REALM)
+    return {"uid": pg["instance_uid"], "name": name}
+
+
+@pytest.mark.parametrize("step", list(OPERATION_STEPS))
+def test_subresource_create_killed_at_step(
+    emu: EmulatorServer, fleet: Fleet, postgres_parent: dict[str, str], step: str
+) -> None:
+    """P42 (beyond): SIGKILL during create_user at `step`; the re-run converges to exactly one user of that name
+    on the parent, recorded in the state."""
+    username = "u_" + step[:20]
+    emu.configure(durations={"postgres.create_user": 1.5})  # long enough to be polled (restored by `emu`)
+    task = {
+        "name": "user",
+        "nubes.cloud.postgres_user": {
+            "parent_instance_uid": postgres_parent["uid"],
+            "username": username,
+            "password": "Crash-Pass-1",
+            "role": "readwrite",
+        },
+    }
+    crash_at(emu, fleet, [task], OPERATION_STEPS[step])
+    result = rerun_one(fleet, task)
+    assert result["subresource"]["exists"] is True
+    parent = next(i for i in emu.instances() if i["instanceUid"].lower() == postgres_parent["uid"].lower())
+    users = [u for u in parent["state"]["subresources"].get("user", []) if u.get("username") == username]
+    assert len(users) == 1, parent["state"]["subresources"]
+    again = rerun_one(fleet, task)
+    assert again["changed"] is False
