@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import socket
+import ssl
 import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -108,7 +109,7 @@ class _HTTPServer(ThreadingHTTPServer):
         import sys
 
         exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, BrokenPipeError, TimeoutError)):
+        if isinstance(exc, (ConnectionError, BrokenPipeError, TimeoutError, ssl.SSLError)):
             return
         super().handle_error(request, client_address)
 
@@ -133,7 +134,11 @@ class EmulatorServer:
         host: str = "127.0.0.1",
         port: int = 0,
         clock: Clock | None = None,
+        tls_cert: str | Path | None = None,
+        tls_key: str | Path | None = None,
     ) -> None:
+        """`tls_cert` / `tls_key` (PEM files): serve HTTPS instead of HTTP (TLS tests of the client)."""
+        self._tls: tuple[str, str] | None = (str(tls_cert), str(tls_key or tls_cert)) if tls_cert else None
         settings = Settings(
             op_duration=op_duration, durations=dict(durations or {}), unique_display_names=unique_display_names
         )
@@ -156,6 +161,13 @@ class EmulatorServer:
         if self._httpd is not None:
             return self
         self._httpd = _HTTPServer(self._address, self.app)
+        if self._tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*self._tls)
+            # the handshake runs in the handler thread, so a client that fails it cannot stall the accept loop
+            self._httpd.socket = context.wrap_socket(
+                self._httpd.socket, server_side=True, do_handshake_on_connect=False
+            )
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, args=(0.05,), name="nubes-emulator", daemon=True
         )
@@ -200,7 +212,8 @@ class EmulatorServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if self._tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     @property
     def endpoint(self) -> str:
