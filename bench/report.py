@@ -75,7 +75,10 @@ def bar_chart(
 ) -> str:
     """Grouped bars of medians with min-max whiskers; returns the Markdown image line."""
     CHARTS.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(groups) * max(1, len(series)) / 2 + 3), 3.8), dpi=100)
+    series = [
+        (label, stats) for label, stats in series if any(stat and stat.get("median") is not None for stat in stats)
+    ]
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(groups) * max(1, len(series)) / 2 + 2) + 3.2, 3.8), dpi=100)
     width = 0.8 / max(1, len(series))
     for index, (label, stats) in enumerate(series):
         xs, heights, low, high = [], [], [], []
@@ -95,7 +98,7 @@ def bar_chart(
     ax.set_title(title, fontsize=10)
     if log:
         ax.set_yscale("log")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(CHARTS / f"{name}.png")
@@ -451,7 +454,7 @@ def generator_section(gen: Dict[str, Any]) -> str:
 
 def component_section(comp: Dict[str, Any]) -> str:
     out = [
-        "\n## Component engine vs `kubectl apply --server-side` vs `kubernetes.core.k8s`\n\n"
+        "\n## Components: `nubes.cloud.component` vs `kubectl apply --server-side` vs `kubernetes.core.k8s`\n\n"
         "Needs the local control plane (`tests/cluster/up`; the bench starts it). Same objects (50 % ConfigMaps,"
         " 30 % Secrets, 20 % ServiceAccounts, the mix of `bench/engine_300.py`) from one manifest file, same cluster,"
         " a fresh namespace per tool and run; `nubes.cloud.component` with `source:` the manifest,"
@@ -535,6 +538,50 @@ def component_section(comp: Dict[str, Any]) -> str:
     return "".join(out)
 
 
+COMPONENT_SECTION = "## Component engine"
+
+
+def component_bench_rows(text: str) -> List[Tuple[str, float, float]]:
+    """(tool, first apply s, no-op s) from the table of the section that bench/component_bench.py writes."""
+    rows: List[Tuple[str, float, float]] = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            inside = line.strip() == COMPONENT_SECTION
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if inside and line.startswith("|") and len(cells) == 5:
+            try:
+                rows.append((cells[0].replace("`", ""), float(cells[1]), float(cells[3])))
+            except ValueError:
+                continue
+    return rows
+
+
+def component_bench_section(rows: List[Tuple[str, float, float]]) -> str:
+    """The component engine section's figures (bench/component_bench.py, its owner's bench) as a chart."""
+    single = [
+        (
+            tool,
+            {"median": first, "min": first, "max": first, "runs": 1},
+            {"median": noop, "min": noop, "max": noop, "runs": 1},
+        )
+        for tool, first, noop in rows
+    ]
+    return (
+        "\n### Figures of `bench/component_bench.py`\n\nThe component engine's own bench (300 ConfigMaps, best of its"
+        " runs; its table is in the section *Component engine* below, which that script rewrites), as a chart:\n\n"
+        + bar_chart(
+            "component_bench",
+            "bench/component_bench.py: 300 ConfigMaps",
+            ["first apply", "no-op re-apply"],
+            [(tool[:45], [first, noop]) for tool, first, noop in single],
+            "seconds (log)",
+            log=True,
+        )
+    )
+
+
 def emulator_section(emu: Dict[str, Any]) -> str:
     out = [
         "\n## Emulator throughput\n\n"
@@ -584,7 +631,7 @@ def render(data: Dict[str, Dict[str, Any]], analysis: str) -> str:
         "make bench                  # everything (also the generator's and engine's own bench targets)\n"
         "BENCH_QUICK=1 make bench    # fewer repetitions\n"
         "make bench-cloud            # one area: bench-cloud, bench-scale,"
-        " bench-gen, bench-component, bench-emu\nmake bench-report           # rewrite this page from"
+        " bench-gen, bench-component-compare, bench-emu\nmake bench-report           # rewrite this page from"
         " bench/results/*.json only\n```\n\nTools: the bench-only venv `.cache/bench-venv` (matplotlib, for the charts)"
         " and `kubernetes.core` in `.cache/bench-collections` are made by `bench/setup.sh`; nothing of it is in"
         " `make test`.\n",
@@ -595,6 +642,10 @@ def render(data: Dict[str, Dict[str, Any]], analysis: str) -> str:
     for area, section in SECTIONS:
         if area in data:
             parts.append("\n" + section(data[area]))
+        if area == "component" and DOC.exists():
+            rows = component_bench_rows(DOC.read_text(encoding="utf-8"))
+            if rows:
+                parts.append(component_bench_section(rows))
     parts.append("\n" + END + "\n")
     return "".join(parts)
 

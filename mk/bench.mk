@@ -5,7 +5,7 @@
 # into the bench-only venv .cache/bench-venv (with kubernetes.core for the component comparison).
 BENCH_TARGETS += bench-all
 
-.PHONY: bench-all bench-cloud bench-scale bench-gen bench-component bench-emu bench-report
+.PHONY: bench-all bench-cloud bench-scale bench-gen bench-component-compare bench-emu bench-report
 
 bench-all: venv ## all benchmark areas, then rewrite docs/benchmarks.md (starts the local cluster for the component area)
 	$(PY) bench/run.py
@@ -19,7 +19,7 @@ bench-scale: venv ## 50 instances, forks 10: first converge and no-op re-run
 bench-gen: venv ## generator render + check figures for the report (bench/generator_bench.py)
 	$(PY) bench/run.py --area generator
 
-bench-component: venv ## component vs kubectl --server-side vs kubernetes.core.k8s, 300 and 1000 objects (local cluster)
+bench-component-compare: venv ## component vs kubectl --server-side vs kubernetes.core.k8s, 300 and 1000 objects (local cluster)
 	$(PY) bench/run.py --area component
 
 bench-emu: venv ## emulator throughput figures for the report (bench/emulator_throughput.py)
