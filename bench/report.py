@@ -1,6 +1,7 @@
 """Write docs/benchmarks.md and docs/benchmarks/*.png from bench/results/*.json.
 
-Runs in the bench-only venv (.cache/bench-venv, matplotlib; made by bench/setup.sh): stdlib + matplotlib only.
+Runs in the bench-only venv (.cache/bench-venv, matplotlib; made by bench/setup.sh): stdlib + matplotlib only
+(matplotlib is imported by the chart function alone).
 Only the text between the BEGIN/END BENCH markers is rewritten; anything else in docs/benchmarks.md (such as the
 component engine's own section) is kept as it is.
 """
@@ -11,11 +12,6 @@ import json
 import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -74,6 +70,11 @@ def bar_chart(
     log: bool = False,
 ) -> str:
     """Grouped bars of medians with min-max whiskers; returns the Markdown image line."""
+    import matplotlib  # only here: the rest of this file works without it (and is tested without it)
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     CHARTS.mkdir(parents=True, exist_ok=True)
     series = [
         (label, stats) for label, stats in series if any(stat and stat.get("median") is not None for stat in stats)

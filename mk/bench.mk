@@ -28,4 +28,4 @@ bench-emu: venv ## emulator throughput figures for the report (bench/emulator_th
 bench-report: venv ## rewrite docs/benchmarks.md and its charts from bench/results/*.json
 	$(PY) bench/run.py --report-only
 
-MYPY_PATHS += bench/benchlib.py bench/cloud_bench.py bench/scale_bench.py bench/component_compare.py bench/poll_simulation.py bench/run.py
+MYPY_PATHS += bench/benchlib.py bench/cloud_bench.py bench/scale_bench.py bench/component_compare.py bench/poll_simulation.py bench/run.py bench/report.py bench/test_bench_tools.py
