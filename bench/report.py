@@ -306,7 +306,9 @@ def cloud_section(cloud: Dict[str, Any]) -> str:
                 "calls",
             )
         )
-    latency_rows, chart_groups, chart_series = [], [], {}
+    latency_rows: List[List[str]] = []
+    chart_groups: List[str] = []
+    chart_series: Dict[str, List[Optional[Stat]]] = {}
     for key in ("latency_short", "latency_long"):
         lat = cloud.get(key)
         if not lat:
@@ -343,7 +345,7 @@ def cloud_section(cloud: Dict[str, Any]) -> str:
             )
         chart_series.setdefault("nubes.cloud measured", []).append(lat["measured_task_return_after_dtFinish"])
     if latency_rows:
-        first = cloud.get("latency_short") or cloud.get("latency_long")
+        first: Dict[str, Any] = cloud.get("latency_short") or cloud.get("latency_long") or {}
         out.append(
             "\n### Polling latency: operation finished -> task returns\n\n"
             f"{first['parallel_tasks']} dummy creates run in parallel per run (one inventory host each); the emulated"
