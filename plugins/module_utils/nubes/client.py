@@ -150,7 +150,7 @@ class ApiClient:
         self.sleep = sleep
         verify: Any = config.validate_certs
         if config.validate_certs and config.ca_path:
-            verify = config.ca_path
+            verify = ca_context(config.ca_path)
         kwargs: Dict[str, Any] = {"timeout": config.timeout, "verify": verify}
         if transport is not None:
             kwargs["transport"] = transport
@@ -223,6 +223,22 @@ class ApiClient:
             msg += ". " + hint
         error_cls = OutcomeUnknownError if method.upper() != "GET" and status in (502, 503, 504) else ApiError
         return error_cls(self.redactor(msg), status=status)
+
+
+def ca_context(ca_path: str) -> Any:
+    """An SSL context trusting the CA bundle file or hashed CA directory `ca_path` (httpx deprecates a path)."""
+    import os
+    import ssl
+
+    try:
+        if os.path.isdir(ca_path):
+            return ssl.create_default_context(capath=ca_path)
+        return ssl.create_default_context(cafile=ca_path)
+    except (OSError, ssl.SSLError) as exc:
+        raise NubesError(
+            f"cannot load the CA certificates of ca_path {ca_path!r} ({exc}); give a PEM bundle file or a "
+            "directory of hashed CA certificates, or leave ca_path unset to use the system CAs"
+        ) from None
 
 
 def hint_for_status(status: int) -> str:
