@@ -84,3 +84,13 @@ def test_validate_certs_false_accepts_the_endpoint(tls_emulator: tuple[EmulatorS
     result = call_module(dummy, task(server, tmp_path, validate_certs=False))
     assert not result.get("failed"), result.get("msg")
     assert result["status"] == "running"
+
+
+def test_unreadable_ca_path_is_a_clean_failure(tls_emulator: tuple[EmulatorServer, Path], tmp_path: Path) -> None:
+    """A ca_path that holds no certificates ends in fail_json naming ca_path, not a traceback."""
+    server, _cert = tls_emulator
+    bogus = tmp_path / "not-a-bundle.pem"
+    bogus.write_text("not a certificate\n", encoding="utf-8")
+    for path in (bogus, tmp_path / "missing.pem"):
+        result = call_module(dummy, task(server, tmp_path, ca_path=str(path)))
+        assert result.get("failed") and "ca_path" in result["msg"], result
