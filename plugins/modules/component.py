@@ -392,7 +392,8 @@ api_calls:
   sample: {GET: 4, PATCH: 2, total: 6}
 """
 
-import traceback  # noqa: E402  (ansible modules document before importing)
+import re  # noqa: E402  (ansible modules document before importing)
+import traceback  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
@@ -491,8 +492,6 @@ DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 
 def build_task(module):
     """Translate the validated module parameters into a ComponentTask."""
-    import re  # pylint: disable=import-outside-toplevel
-
     params = module.params
     for key in ("name", "namespace"):
         if not re.match(DNS_LABEL, params[key]):

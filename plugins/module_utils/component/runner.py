@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -221,8 +222,6 @@ class ComponentRun:
         def sleep(seconds: float) -> None:
             if not task.wait and not last["changed"]:
                 raise _StopWaiting()
-            import time  # pylint: disable=import-outside-toplevel
-
             time.sleep(seconds)
 
         try:
