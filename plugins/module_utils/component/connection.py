@@ -123,22 +123,26 @@ def build_api(options: ConnectionOptions, pool_size: int = 16) -> KubeApi:
         return KubeApi(connection)
     as_dict = kubeconfig_dict(options.kubeconfig)
     path = os.path.expanduser(options.kubeconfig) if options.kubeconfig and as_dict is None else None
+    configuration = k8s_client.Configuration()
     try:
-        connection = Connection.from_kubeconfig(
-            kubeconfig=path,
-            context=options.context,
-            config_dict=as_dict,
-            pool_size=pool_size,
-            impersonate_user=user,
-            impersonate_groups=groups,
-            request_timeout=options.request_timeout,
-        )
-    except k8s_config.ConfigException as exc:
+        if as_dict is not None:
+            k8s_config.load_kube_config_from_dict(as_dict, context=options.context, client_configuration=configuration)
+        elif path:
+            k8s_config.load_kube_config(config_file=path, context=options.context, client_configuration=configuration)
+        else:
+            try:
+                k8s_config.load_incluster_config(client_configuration=configuration)
+            except k8s_config.ConfigException:
+                k8s_config.load_kube_config(context=options.context, client_configuration=configuration)
+    except (k8s_config.ConfigException, OSError) as exc:
         raise ConnectionOptionError(f"cannot load the kubeconfig: {exc}") from None
+    # overrides must be in place before the ApiClient builds its connection pool
     if options.ca_cert:
-        connection.configuration.ssl_ca_cert = options.ca_cert
+        configuration.ssl_ca_cert = options.ca_cert
     if not options.validate_certs:
-        connection.configuration.verify_ssl = False
+        configuration.verify_ssl = False
+    configuration.connection_pool_maxsize = pool_size
+    connection = Connection(k8s_client.ApiClient(configuration), user, groups, options.request_timeout)
     return KubeApi(connection)
 
 

@@ -5,8 +5,10 @@ credentials), refreshed by google-auth when they expire; the cluster endpoint an
 
 from __future__ import annotations
 
+import atexit
 import base64
 import json
+import os
 import tempfile
 import threading
 from typing import Any, Dict, Mapping, Optional, Tuple
@@ -109,7 +111,8 @@ def cluster_endpoint(options: Mapping[str, Any], tokens: TokenSource) -> Tuple[s
 def _ca_file(pem: str) -> str:
     with tempfile.NamedTemporaryFile("w", prefix="nubes-gke-ca-", suffix=".pem", delete=False) as handle:
         handle.write(pem)
-        return handle.name
+    atexit.register(os.unlink, handle.name)  # the module process is short-lived: remove it when it ends
+    return handle.name
 
 
 def configuration(options: Mapping[str, Any], request_timeout: float) -> Any:
