@@ -256,6 +256,23 @@ def parse_ts(text: str) -> float:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc).timestamp()
 
 
+def stamp_requests(emu: EmulatorServer) -> None:
+    """Give every request-log entry of this in-process emulator its arrival time (`t`, epoch seconds), so the
+    latency can be split at the poll that sees the operation finished. Wraps the log of this bench's own
+    emulator instance; the emulator's code is unchanged."""
+    log = emu.app.log
+    if getattr(log, "bench_stamped", False):
+        return
+    original = log.add
+
+    def add(entry: dict[str, Any]) -> int:
+        entry["t"] = time.time()
+        return original(entry)
+
+    log.add = add  # type: ignore[method-assign]
+    log.bench_stamped = True  # type: ignore[attr-defined]
+
+
 def polling_latency(emu: EmulatorServer, duration: float, hosts: int, rounds: int) -> dict[str, Any]:
     """Create `hosts` dummy instances in parallel (one per inventory host) whose create takes `duration` s."""
     emu.configure(op_duration=0.2, durations={"dummy.create": duration})
@@ -267,6 +284,8 @@ def polling_latency(emu: EmulatorServer, duration: float, hosts: int, rounds: in
     measured: list[float] = []
     polls: list[float] = []
     core_schedule: list[float] = []
+    phases: dict[str, list[float]] = {"poll": [], "after_poll": [], "to_controller": []}
+    stamp_requests(emu)
     for _round in range(rounds):
         prefix = unique(f"bench-lat{int(duration)}")
         play = local_play(
@@ -288,6 +307,13 @@ def polling_latency(emu: EmulatorServer, duration: float, hosts: int, rounds: in
                 sum(1 for e in log if e["method"] == "GET" and op["instanceOperationUid"] in e["path"].lower())
             )
             core_schedule.append(simulate(CORE, finish - submit))
+            uids = (op["instanceOperationUid"].lower(), op["instanceUid"].lower())
+            mine = [e for e in log if any(uid in e["path"].lower() for uid in uids) and "t" in e]
+            seen = [e["t"] for e in mine if e["method"] == "GET" and uids[0] in e["path"].lower() and e["t"] >= finish]
+            if seen and mine:
+                phases["poll"].append(min(seen) - finish)
+                phases["after_poll"].append(max(e["t"] for e in mine) - min(seen))
+                phases["to_controller"].append(task.end - max(e["t"] for e in mine))
     return {
         "operation_seconds": duration,
         "parallel_tasks": hosts,
@@ -295,6 +321,13 @@ def polling_latency(emu: EmulatorServer, duration: float, hosts: int, rounds: in
         "operation_gets_per_task": summary(polls, 1),
         "core_schedule_latency_at_this_duration": summary(core_schedule),
         "return_overhead": summary([m - c for m, c in zip(measured, core_schedule)]),
+        "breakdown": {
+            "dtFinish -> the poll that sees it (real, with request time and drift)": summary(phases["poll"]),
+            "that poll -> the module's last API call (final instance read)": summary(phases["after_poll"]),
+            "last API call -> result at the controller (state file, module exit, Ansible)": summary(
+                phases["to_controller"]
+            ),
+        },
         "expected_poll_latency_over_duration_pm10pct": {
             label: dict(zip(("mean", "max", "polls"), (round(x, 3) for x in expected(label, duration))))
             for label in POLLERS

@@ -323,14 +323,13 @@ def cloud_section(cloud: Dict[str, Any]) -> str:
                 span(lat["operation_gets_per_task"], "", 0),
             ]
         )
-        latency_rows.append(
-            [
-                f"{duration} s",
-                "of which after the last poll (final reads, state file, module exit, result)",
-                span(lat["return_overhead"], " s"),
-                "",
+        breakdown = lat.get("breakdown") or {
+            "after the simulated poll (request time, final reads, state file, module exit, result)": lat[
+                "return_overhead"
             ]
-        )
+        }
+        for label, stat in breakdown.items():
+            latency_rows.append([f"{duration} s", f"of which: {label}", span(stat, " s"), ""])
         for label, expected in lat["expected_poll_latency_over_duration_pm10pct"].items():
             latency_rows.append(
                 [
