@@ -230,3 +230,21 @@ def test_gke_credentials_through_google_auth(ansible: Ansible, kubectl, kube_nam
     assert fake.hits["token"] >= 2 and fake.hits["cluster"] == 1 and fake.hits["rejected"] == 0
     assert kubectl.json("get", "configmap", "remote", "-n", kube_namespace)["data"] == {"k": "v"}
     assert fake.access_token not in run.stdout
+
+
+def test_host_and_api_key(ansible: Ansible, kubectl, kube_namespace: str, local_cluster) -> None:
+    """C11: the target cluster by URL, bearer token (no_log) and CA file; the token never appears in the output."""
+    token = local_cluster.token("admin")
+    task = component(
+        kube_namespace,
+        "by-host",
+        definitions=CONFIGMAP,
+        host=local_cluster.server,
+        api_key=token,
+        ca_cert=str(local_cluster.ca_file),
+    )
+    run = ansible.run([task], extra_env=NO_DEFAULT_KUBECONFIG, verbosity=1)
+    assert not run[0].get("failed"), run[0].get("msg")
+    assert run[0]["state"] == "Ready"
+    kubectl("get", "configmap", "remote", "-n", kube_namespace)
+    assert token not in run.stdout and token not in json.dumps(run.results)
