@@ -89,8 +89,10 @@ unit: venv ## unit tests (pytest: tests/ except tests/integration, UNIT_IGNORE a
 	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "not cluster"
 
 integration: venv ## integration tests (pytest: tests/integration, and tests marked `cluster` anywhere under tests/)
-	@$(PYTEST_RUN) $(INTEGRATION_PATHS)
-	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m cluster
+	@rc=0; \
+	$(PYTEST_RUN) $(INTEGRATION_PATHS) --durations=10 || rc=1; \
+	$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m cluster --durations=5 || rc=1; \
+	exit $$rc
 
 bench: venv ## benchmarks (bench/, results in bench/results/)
 	@mkdir -p bench/results
