@@ -103,7 +103,13 @@ def run_module(
     """The generated module's main(): AnsibleModule adapter around Runner."""
     from ansible.module_utils.basic import AnsibleModule
 
-    module = AnsibleModule(argument_spec=argument_spec(argument_spec_), **module_kwargs(service, kind, sub))
+    try:
+        module = AnsibleModule(argument_spec=argument_spec(argument_spec_), **module_kwargs(service, kind, sub))
+    except (TypeError, ValueError, OverflowError, AttributeError) as exc:
+        # ansible-core's own argument checks crash on some wrongly typed values (a dict option given a boolean,
+        # an int option given a 3-item list); the user gets a clean failure instead of a traceback.
+        _fail_before_module(exc)
+        return
     runner = Runner(service, module.params, kind, sub, check_mode=module.check_mode, diff_mode=module._diff)
     try:
         result = runner.run()
@@ -116,3 +122,18 @@ def run_module(
     for warning in runner.warnings:
         module.warn(warning)
     module.exit_json(**result)
+
+
+def _fail_before_module(exc: BaseException) -> None:
+    """fail_json without an AnsibleModule: the result JSON on stdout, exit 1. Only the exception type is shown
+    (its text could quote a no_log value that AnsibleModule never got to register)."""
+    import json
+    import sys
+
+    msg = (
+        f"invalid module arguments: Ansible's argument check failed with {type(exc).__name__}; an option has a "
+        "value of the wrong type (e.g. a dictionary option given a boolean, a number given a list). Check each "
+        "option's type in the module documentation (ansible-doc nubes.cloud.<module>) and fix the task"
+    )
+    print(json.dumps({"failed": True, "msg": msg}))
+    sys.exit(1)
