@@ -10,7 +10,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckA
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationExecutor, Poller
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     StateBackend,
@@ -19,6 +19,10 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
 )
 
 DEFAULT_TIMEOUT = 1800
+
+
+UID_OPTIONS = ("instance_uid", "parent_instance_uid")
+MAX_DURATION = 31536000  # one year, in seconds
 
 
 class TaskContext:
@@ -47,6 +51,8 @@ class TaskContext:
             raise InputError("api_endpoint is not set: set the option or the NUBES_API_ENDPOINT environment variable")
         if not token:
             raise InputError("api_token is not set: set the option or the NUBES_API_TOKEN environment variable")
+        check_uid_options(params)
+        check_duration_options(params)
         self.redactor = Redactor([token])
         self.client = ApiClient(
             ClientConfig(
@@ -149,6 +155,31 @@ class TaskContext:
             text = as_text(value)
             if text:
                 self.redactor.add(text)
+
+
+def check_uid_options(params: Mapping[str, Any]) -> None:
+    """K4b/P35: a uid option is a UUID; anything else would end up inside a URL path, so it is refused before
+    any call."""
+    for option in UID_OPTIONS:
+        value = params.get(option)
+        if value and not is_uuid(value):
+            raise InputError(
+                f"{option} must be an instance UUID (8-4-4-4-12 hex digits), got {str(value)[:80]!r}: copy it from "
+                "the Cloud Console or an earlier task result, or name the instance by resource_name instead"
+            )
+
+
+def check_duration_options(params: Mapping[str, Any]) -> None:
+    """Durations are finite and within a year: a socket or a lock timer cannot take NaN, infinity or 2**63 s."""
+    timeout = params.get("request_timeout")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout <= MAX_DURATION):
+        raise InputError(
+            f"request_timeout must be a number of seconds above 0 and at most {MAX_DURATION}, got {timeout!r}"
+        )
+    for option in ("wait_timeout", "state_lock_timeout", "state_lease_duration"):
+        value = params.get(option)
+        if value is not None and not (isinstance(value, (int, float)) and 0 <= value <= MAX_DURATION):
+            raise InputError(f"{option} must be a number of seconds from 0 to {MAX_DURATION}, got {value!r}")
 
 
 def open_state_backend(params: Mapping[str, Any]) -> StateBackend:
