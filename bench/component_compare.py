@@ -1,6 +1,8 @@
 """Component benchmark: `nubes.cloud.component` vs `kubectl apply --server-side` vs `kubernetes.core.k8s` on the same
-objects and the same cluster (writes bench/results/component.json). Needs the local control plane: starts it
-with tests/cluster/up (which builds it first when needed), or uses $KUBECONFIG with NUBES_TEST_EXTERNAL_CLUSTER=1.
+objects and the same cluster (writes bench/results/component.json). Needs a Kubernetes control plane: starts its
+own local one with tests/cluster/up (which builds it first when needed) in $NUBES_BENCH_CLUSTER_DIR (default
+/tmp/nubes-bench-cluster, apart from the tests' shared one) and stops it at the end, or uses $KUBECONFIG with
+NUBES_TEST_EXTERNAL_CLUSTER=1.
 
 For 300 and 1000 objects (the mix of bench/engine_300.py: ConfigMaps, Secrets, ServiceAccounts) in a fresh
 namespace per tool and round: first apply, then the no-op re-apply. Per run: wall time (the playbook task's
@@ -43,11 +45,30 @@ TOOLS = ("kubectl", "component", "k8s", "k8s-loop")
 LOOP_MAX_OBJECTS = 300  # `kubernetes.core.k8s` once per object (a loop) is measured once, for the small size only
 
 
+def external_cluster() -> bool:
+    return os.environ.get("NUBES_TEST_EXTERNAL_CLUSTER") == "1" and bool(os.environ.get("KUBECONFIG"))
+
+
+def cluster_env() -> dict[str, str]:
+    """A control plane of the bench's own (state dir $NUBES_BENCH_CLUSTER_DIR, default /tmp/nubes-bench-cluster):
+    other engineers' `make test` stops the shared one at /tmp/nubes-cluster, which must not end a bench run."""
+    return {**os.environ, "NUBES_CLUSTER_DIR": os.environ.get("NUBES_BENCH_CLUSTER_DIR", "/tmp/nubes-bench-cluster")}
+
+
 def kubeconfig() -> str:
-    if os.environ.get("NUBES_TEST_EXTERNAL_CLUSTER") == "1" and os.environ.get("KUBECONFIG"):
+    """Your $KUBECONFIG with NUBES_TEST_EXTERNAL_CLUSTER=1, else the bench's own local control plane (tests/cluster/up
+    builds and starts it)."""
+    if external_cluster():
         return os.environ["KUBECONFIG"]
-    out = subprocess.run([str(ROOT / "tests/cluster/up")], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [str(ROOT / "tests/cluster/up")], capture_output=True, text=True, check=True, env=cluster_env()
+    ).stdout
     return out.strip().splitlines()[-1].partition("=")[2]
+
+
+def stop_cluster() -> None:
+    if not external_cluster():
+        subprocess.run([str(ROOT / "tests/cluster/down")], capture_output=True, check=False, env=cluster_env())
 
 
 def objects(count: int) -> list[dict[str, Any]]:
@@ -265,16 +286,21 @@ def main() -> int:
     args = parser.parse_args()
     subprocess.run(["bash", str(BENCH / "setup.sh")], check=True)
     started = time.perf_counter()
-    cluster = Cluster(kubeconfig())
+    try:
+        results = measure_all(Cluster(kubeconfig()), [int(size) for size in args.sizes.split(",") if size])
+    finally:
+        stop_cluster()
+    save("component", {"sizes": results, "seconds": round(time.perf_counter() - started, 1)})
+    return 0
+
+
+def measure_all(cluster: Cluster, sizes: list[int]) -> list[dict[str, Any]]:
     workdir = Playbooks().workdir
-    sizes = [int(s) for s in args.sizes.split(",") if s]
     results = []
     for size in sizes:
         rounds = (2 if size <= LOOP_MAX_OBJECTS else 1) if quick() else 3
-        k8s_rounds = rounds
-        results.append(measure_size(cluster, size, rounds, k8s_rounds, workdir))
-    save("component", {"sizes": results, "seconds": round(time.perf_counter() - started, 1)})
-    return 0
+        results.append(measure_size(cluster, size, rounds, rounds, workdir))
+    return results
 
 
 if __name__ == "__main__":

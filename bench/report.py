@@ -457,7 +457,9 @@ def generator_section(gen: Dict[str, Any]) -> str:
 def component_section(comp: Dict[str, Any]) -> str:
     out = [
         "\n## Components: `nubes.cloud.component` vs `kubectl apply --server-side` vs `kubernetes.core.k8s`\n\n"
-        "Needs the local control plane (`tests/cluster/up`; the bench starts it). Same objects (50 % ConfigMaps,"
+        "Needs a Kubernetes control plane: the bench starts its own local one (`tests/cluster/up` with"
+        " `NUBES_CLUSTER_DIR=/tmp/nubes-bench-cluster`, so the tests' shared cluster going down cannot end a run)"
+        " and stops it at the end. Same objects (50 % ConfigMaps,"
         " 30 % Secrets, 20 % ServiceAccounts, the mix of `bench/engine_300.py`) from one manifest file, same cluster,"
         " a fresh namespace per tool and run; `nubes.cloud.component` with `source:` the manifest,"
         " `kubernetes.core.k8s` (6.6.0, from the `ansible` package on PyPI, `state: present`, `src:` the manifest)"
