@@ -7,6 +7,8 @@
 #   INTEGRATION_PATHS  pytest paths run by `make integration`
 #   BENCH_PATHS        pytest paths run by `make bench`
 #   BENCH_TARGETS      extra make targets run by `make bench`
+#   INTEGRATION_TARGETS extra make targets `make test` runs after `make integration`, with the cluster up
+#                      (component-molecule is added automatically when a fragment defines it)
 #   MYPY_PATHS         directories type-checked by `make lint` (only those holding .py files)
 #   CLEAN_PATHS        paths removed by `make clean`
 # `make test` also runs, when a fragment defines them: check-drift (generator), and
@@ -28,10 +30,11 @@ UNIT_IGNORE := tests/integration
 INTEGRATION_PATHS := tests/integration
 BENCH_PATHS := bench
 BENCH_TARGETS :=
+INTEGRATION_TARGETS :=
 MYPY_PATHS := generator tests/emulator plugins/module_utils
 CLEAN_PATHS := .cache build tests/output .pytest_cache .mypy_cache .ruff_cache .ansible .hypothesis
 
-.PHONY: help venv collection demo test lint sanity unit integration bench docs build dist package-check clean distclean
+.PHONY: help venv collection demo test integration-all lint sanity unit integration bench docs build dist package-check clean distclean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -55,19 +58,27 @@ demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1, 
 	@bash scripts/demo.sh
 
 TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) package-check
-INTEGRATION_STEP := $(if $(call defined,cluster-up),MAKE="$(MAKE)" bash scripts/with-cluster.sh )$(MAKE) --no-print-directory integration
+INTEGRATION_TARGETS += $(if $(call defined,component-molecule),component-molecule)
+INTEGRATION_STEP := $(if $(call defined,cluster-up),MAKE="$(MAKE)" bash scripts/with-cluster.sh )$(MAKE) --no-print-directory integration-all
 
-test: venv ## everything CI runs: lint, sanity, unit, drift check, package check, integration (with the local cluster)
+test: venv ## everything CI runs: lint, sanity, unit, drift check, package check, integration + molecule (with the local cluster)
 	$(if $(call defined,check-drift),,@echo "test: no check-drift target yet (mk/generator.mk), skipping the drift check")
 	@failed=""; \
 	for step in $(TEST_STEPS); do \
 	  echo "test: === $$step ==="; \
 	  $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
 	done; \
-	echo "test: === integration ==="; \
+	echo "test: === integration $(strip $(INTEGRATION_TARGETS)) ==="; \
 	$(INTEGRATION_STEP) || failed="$$failed integration"; \
 	if [ -n "$$failed" ]; then echo "test: FAILED:$$failed"; exit 1; fi; \
-	echo "test: all steps passed ($(TEST_STEPS) integration)"
+	echo "test: all steps passed ($(TEST_STEPS) integration $(strip $(INTEGRATION_TARGETS)))"
+
+# `make integration` and then INTEGRATION_TARGETS, failing at the end if any failed (used by `make test`).
+integration-all: venv
+	@rc=0; \
+	$(MAKE) --no-print-directory integration || rc=1; \
+	for t in $(INTEGRATION_TARGETS); do echo "test: === $$t ==="; $(MAKE) --no-print-directory $$t || rc=1; done; \
+	exit $$rc
 
 # examples/demo.yml uses the generated modules; until they exist ansible-lint cannot resolve them.
 DEMO_MODULES := postgres postgres_user postgres_database s3 s3_bucket flask
