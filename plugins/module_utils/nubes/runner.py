@@ -103,12 +103,13 @@ def run_module(
     """The generated module's main(): AnsibleModule adapter around Runner."""
     from ansible.module_utils.basic import AnsibleModule
 
+    full_spec = argument_spec(argument_spec_)
     try:
-        module = AnsibleModule(argument_spec=argument_spec(argument_spec_), **module_kwargs(service, kind, sub))
+        module = AnsibleModule(argument_spec=full_spec, **module_kwargs(service, kind, sub))
     except (TypeError, ValueError, OverflowError, AttributeError) as exc:
         # ansible-core's own argument checks crash on some wrongly typed values (a dict option given a boolean,
         # an int option given a 3-item list); the user gets a clean failure instead of a traceback.
-        _fail_before_module(exc)
+        _fail_before_module(exc, full_spec)
         return
     runner = Runner(service, module.params, kind, sub, check_mode=module.check_mode, diff_mode=module._diff)
     try:
@@ -124,16 +125,15 @@ def run_module(
     module.exit_json(**result)
 
 
-def _fail_before_module(exc: BaseException) -> None:
-    """fail_json without an AnsibleModule: the result JSON on stdout, exit 1. Only the exception type is shown
-    (its text could quote a no_log value that AnsibleModule never got to register)."""
-    import json
-    import sys
+def _fail_before_module(exc: BaseException, full_spec: Mapping[str, Any]) -> None:
+    """fail_json through a second AnsibleModule whose options are all `raw` (nothing left to crash on, no_log
+    kept so secrets stay masked). Only the exception type is shown: its text could quote an option's value."""
+    from ansible.module_utils.basic import AnsibleModule
 
-    msg = (
-        f"invalid module arguments: Ansible's argument check failed with {type(exc).__name__}; an option has a "
+    raw_spec = {name: {"type": "raw", "no_log": bool(spec.get("no_log"))} for name, spec in full_spec.items()}
+    module = AnsibleModule(argument_spec=raw_spec, supports_check_mode=True)
+    module.fail_json(
+        msg=f"invalid module arguments: Ansible's argument check failed with {type(exc).__name__}; an option has a "
         "value of the wrong type (e.g. a dictionary option given a boolean, a number given a list). Check each "
         "option's type in the module documentation (ansible-doc nubes.cloud.<module>) and fix the task"
     )
-    print(json.dumps({"failed": True, "msg": msg}))
-    sys.exit(1)
