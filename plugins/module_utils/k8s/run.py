@@ -126,8 +126,20 @@ def run_until_done(
     def now() -> str:
         return format_time(ctx.clock())
 
+    def persist_retrying() -> None:
+        # C8 write-ahead: the next step starts only once the inventory is persisted. An unreachable API (an
+        # apiserver restart) or a conflict while persisting is retried with backoff until the timeout, never skipped.
+        while True:
+            try:
+                persist(inventory, status)
+                return
+            except EngineError as exc:
+                if not exc.retriable or monotonic() - start >= timeout:
+                    raise
+                sleep(backoff.next_delay())
+
     def finish(done: bool, error: Optional[str] = None) -> RunResult:
-        persist(inventory, status)
+        persist_retrying()
         return RunResult(done, status, steps, ctx.api.calls.snapshot(), error, inventory_to_list(inventory))
 
     while True:
@@ -173,7 +185,7 @@ def run_until_done(
             message = f"Timeout after {int(timeout)}s: {status.message}"
             status.set(c.STATE_ERROR, c.REASON_TIMEOUT, message, now())
             return finish(False, message)
-        persist(inventory, status)
+        persist_retrying()
         if _fingerprint(inventory) != before:
             backoff.reset()
         sleep(min(backoff.next_delay(), max(0.0, timeout - elapsed)))
