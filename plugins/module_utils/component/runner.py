@@ -38,7 +38,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.k8s.inventory import (
     inventory_to_list,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.normalize import split_api_version
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.ownership import Markers, owner_id
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.ownership import Markers, hash_owner_id, owner_id
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import Defaults
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.readiness import analyze
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import ComponentStatus, run_until_done
@@ -136,6 +136,7 @@ class ComponentRun:
         self.markers = Markers(task.annotation_prefix)
         self.store = ComponentStore(store_api(self.api), task.namespace, task.name, task.annotation_prefix)
         self.owner_id = owner_id(_cluster_uid(self.api), task.namespace, task.name)
+        self.store.owner_labels = {self.markers.owner_label: hash_owner_id(self.owner_id)}
         self.record = ComponentRecord()
         self.existed = False
         self.created: List[str] = []

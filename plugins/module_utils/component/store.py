@@ -47,6 +47,7 @@ class ComponentStore:
         self.resource_version: Optional[str] = None
         self.saved: Optional[Dict[str, Any]] = None
         self.writes = 0
+        self.owner_labels: Dict[str, str] = {}
 
     @property
     def label(self) -> str:
@@ -111,7 +112,8 @@ class ComponentStore:
             "metadata": {
                 "name": self.object_name,
                 "namespace": self.namespace,
-                "labels": {self.label: self.name, "app.kubernetes.io/managed-by": MANAGED_BY},
+                # the owner label too: the record is never a "foreign" ConfigMap for the deletion gate (C16)
+                "labels": {self.label: self.name, "app.kubernetes.io/managed-by": MANAGED_BY, **self.owner_labels},
             },
             "data": data,
         }

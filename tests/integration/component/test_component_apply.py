@@ -179,3 +179,34 @@ def test_wait_false_returns_processing(ansible: Ansible, kube_namespace: str) ->
     assert result["state"] == "Processing"
     assert result["status"]["conditions"][0]["reason"] == "Processing"
     assert result["status"]["processingSince"]
+
+
+def test_templates_look_up_live_objects(ansible: Ansible, kubectl, kube_namespace: str, tmp_path: Path) -> None:
+    """C2: lookup() in a template reads a live object of the target cluster (rendering happens in the module)."""
+    kubectl.apply(
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: upstream\n  namespace: {kube_namespace}\n"
+        "data:\n  endpoint: db.internal:5432\n"
+    )
+    source = tmp_path / "lookup"
+    source.mkdir()
+    (source / "cm.yaml").write_text(
+        "{% set up = lookup('v1', 'ConfigMap', 'upstream', namespace) %}\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: consumer\n"
+        "data:\n  endpoint: {{ up.data.endpoint if up else 'none' }}\n",
+        encoding="utf-8",
+    )
+    result = ansible.run([component(kube_namespace, "consumer", source=str(source))])[0]
+    assert not result.get("failed"), result.get("msg")
+    assert kubectl.json("get", "configmap", "consumer", "-n", kube_namespace)["data"] == {
+        "endpoint": "db.internal:5432"
+    }
+
+
+def test_missing_namespace_with_do_not_create(ansible: Ansible, kube_namespace: str) -> None:
+    """C15: with missing_namespaces do-not-create an object in a namespace that does not exist fails, naming it."""
+    definitions = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "nubes-absent-ns"}}]
+    result = ansible.run(
+        [component(kube_namespace, "strict", definitions=definitions, policies={"missing_namespaces": "do-not-create"})]
+    )[0]
+    assert result["failed"] is True
+    assert "nubes-absent-ns does not exist" in result["msg"]

@@ -100,3 +100,42 @@ def test_timeout_names_what_is_not_ready(ansible: Ansible, kube_namespace: str) 
     assert "Not ready:" in result["msg"]
     assert f"Deployment.apps {kube_namespace}/stuck" in result["msg"]
     assert f"ConfigMap {kube_namespace}/stuck-ready-one" not in result["msg"]
+
+
+def test_additional_managed_type_blocks_deletion(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+    """C16: a foreign instance of an additional managed type (a wildcard kind of a group the component does not
+    define) blocks the component's deletion and the error names it; the component's own instance does not; once the
+    foreign instance is gone the deletion succeeds."""
+    group = f"g{uuid.uuid4().hex[:8]}.nubes.test"
+    kubectl.apply(
+        f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\n"
+        f"spec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: gadgets, singular: gadget, kind: Gadget}}\n"
+        "  versions:\n    - name: v1\n      served: true\n      storage: true\n"
+        "      schema:\n        openAPIV3Schema:\n          type: object\n"
+        "          x-kubernetes-preserve-unknown-fields: true\n"
+    )
+    kubectl("wait", "--for=condition=Established", f"crd/gadgets.{group}", "--timeout=60s")
+    try:
+        definitions = [
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "operator"}},
+            {"apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "own"}},
+        ]
+        types = [{"group": group, "kind": "*"}]
+        applied = ansible.run(
+            [component(kube_namespace, "operator", definitions=definitions, additional_managed_types=types)]
+        )[0]
+        assert not applied.get("failed"), applied.get("msg")
+        kubectl.apply(
+            f"apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: someone-elses\n  namespace: {kube_namespace}\n"
+        )
+        absent = component(kube_namespace, "operator", state="absent", additional_managed_types=types)
+        blocked = ansible.run([absent])[0]
+        assert blocked["failed"] is True
+        assert "Deletion blocked" in blocked["msg"] and "someone-elses" in blocked["msg"]
+        kubectl("get", "serviceaccount", "operator", "-n", kube_namespace)
+        kubectl("delete", f"gadgets.{group}", "someone-elses", "-n", kube_namespace)
+        deleted = ansible.run([absent])[0]
+        assert not deleted.get("failed"), deleted.get("msg")
+        assert kubectl("get", "serviceaccount", "operator", "-n", kube_namespace, check=False).returncode != 0
+    finally:
+        kubectl("delete", "crd", f"gadgets.{group}", "--wait=false", check=False)
