@@ -240,7 +240,8 @@ class InstanceTask:
         """Run one operation; False when it was only started (wait=false)."""
         if operation == "create":
             return self._create(desired)
-        assert self.instance is not None
+        if self.instance is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: self.instance is unset; please report this bug")
         values: Dict[str, str] = {}
         if operation == "modify":
             values = dict(desired)  # P38: the op's other params keep their values/defaults (value_plan)
@@ -322,7 +323,8 @@ class InstanceTask:
         return str(op_uid)
 
     def _remember_create_op(self, op_uid: str) -> None:
-        assert self.instance is not None
+        if self.instance is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: self.instance is unset; please report this bug")
         self._put_record({"status": STATUS_CREATING, "instance_uid": self.instance.uid, "operation_uid": op_uid})
 
     def _remember_pending(self, operation: str, values: Dict[str, str]) -> Callable[[str], None]:
@@ -349,7 +351,8 @@ class InstanceTask:
 
     def _settle_pending(self) -> None:
         """An operation an earlier run did not wait for: wait for it now; record what it applied on success."""
-        assert self.record is not None
+        if self.record is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: self.record is unset; please report this bug")
         pending = dict(self.record.get("pending") or {})
         op_uid = str(pending.get("operation_uid") or "")
         name = str(pending.get("name") or "operation")
@@ -387,7 +390,8 @@ class InstanceTask:
 
     def _write_present(self, desired: Dict[str, str], decision: Decision) -> None:
         """What was applied: public params, salted digests (secrets included), git_revision."""
-        assert self.instance is not None
+        if self.instance is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: self.instance is unset; please report this bug")
         record = dict(self.record or {})
         salt = str(record.get("salt") or new_salt())
         applied: Dict[str, str] = dict(record.get("params") or {})
@@ -466,7 +470,8 @@ class InstanceTask:
             self.operations_run = list(decision.operations)
             return decision
         for operation in decision.operations:
-            assert self.instance is not None
+            if self.instance is None:  # internal invariant (ansible-test forbids assert)
+                raise NubesError("internal error: self.instance is unset; please report this bug")
             if not self._execute(self.instance.uid, operation, {}):
                 break
         if decision.record == RECORD_REMOVE and self.record is not None:

@@ -168,7 +168,8 @@ class OperationExecutor:
         if operation.started:
             return op_uid  # already run (a resumed or concurrent run): only wait for it
         for param, value in value_plan(operation.cfs_params, desired):
-            assert param.param_id is not None
+            if param.param_id is None:  # internal invariant (ansible-test forbids assert)
+                raise NubesError("internal error: param.param_id is unset; please report this bug")
             self.api.set_param(op_uid, param.param_id, value, param.value_uid)
         self.api.validate(op_uid)
         self._run(op_uid)

@@ -100,7 +100,8 @@ class SubresourceTask:
         return found[0].uid
 
     def _find_current(self) -> Optional[Dict[str, Any]]:
-        assert self.parent is not None
+        if self.parent is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: self.parent is unset; please report this bug")
         for item in self.parent.subresources(self.sub):
             if as_text(item.get(self.key_code)) == self.key:
                 return {str(k): as_text(v) for k, v in item.items()}
@@ -170,7 +171,8 @@ class SubresourceTask:
         self.operations_run.append(operation)
         if self.ctx.check_mode:
             return
-        assert self.parent is not None
+        if self.parent is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: self.parent is unset; please report this bug")
         op_id = self.ctx.svc_operation_id(operation, self.parent)
         op_uid = self.ctx.executor.start(self.parent.uid, operation, op_id, values)
         if not self.ctx.flag("wait", True):

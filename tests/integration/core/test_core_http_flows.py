@@ -31,7 +31,7 @@ def recorded(task: RunTask, service: str, name: str) -> Any:
 
 @pytest.fixture
 def s3(task: RunTask, specs: Dict[str, Any], name: str) -> str:
-    result, _ = task(specs["s3"], **s3_args(name + "-s3"))
+    result, _log = task(specs["s3"], **s3_args(name + "-s3"))
     return str(result["instance_uid"])
 
 
@@ -52,7 +52,7 @@ def test_create_then_noop(task: RunTask, specs: Dict[str, Any], emu: Any, name: 
 
 def test_modify(task: RunTask, specs: Dict[str, Any], emu: Any, name: str) -> None:
     """P38: a changed param -> modify with all params of the op; the re-run is a no-op."""
-    created, _ = task(specs["s3"], **s3_args(name))
+    created, _log = task(specs["s3"], **s3_args(name))
     result, log = task(specs["s3"], **s3_args(name, max_buckets_per_user=7))
     assert result["operations"] == ["modify"] and result["changed"]
     flow = shape(log)
@@ -88,7 +88,7 @@ def test_suspend_on_destroy_then_resume_with_adopt(
 ) -> None:
     """P29 suspend on destroy; P22 re-apply without adopt fails; P21 with adopt: resume + adopt."""
     args = {"resource_name": name, "s3_uid": s3, "resource_realm": REALM, "json_parameters": {}}
-    created, _ = task(specs["postgres"], **args)
+    created, _log = task(specs["postgres"], **args)
     gone, log = task(specs["postgres"], resource_name=name, state="absent")
     assert gone["operations"] == ["suspend"] and gone["status"] == "suspended"
     assert shape(log) == ["GET /instances/<uid>", *operation_flow("suspend", 0)]
@@ -114,7 +114,7 @@ def test_state_only_destroy_makes_no_request(task: RunTask, specs: Dict[str, Any
 
 def test_delete_of_non_suspendable_service(task: RunTask, specs: Dict[str, Any], emu: Any, name: str) -> None:
     """P29: the delete operation for services that cannot be suspended (the follow-up op is not an error)."""
-    _created, _ = task(specs["s3"], **s3_args(name))
+    _created, _log = task(specs["s3"], **s3_args(name))
     result, log = task(specs["s3"], resource_name=name, state="absent")
     assert result["operations"] == ["delete"] and result["status"] == "deleted"
     assert shape(log) == ["GET /instances/<uid>", *operation_flow("delete", 0)]
@@ -125,7 +125,7 @@ def test_delete_of_non_suspendable_service(task: RunTask, specs: Dict[str, Any],
 
 def test_subresource_create_modify_delete(task: RunTask, specs: Dict[str, Any], emu: Any, name: str, s3: str) -> None:
     """P13/P17: operations on the parent; identity {parent uid, key}; idempotent."""
-    parent, _ = task(specs["postgres"], resource_name=name, s3_uid=s3, resource_realm=REALM, json_parameters={})
+    parent, _log = task(specs["postgres"], resource_name=name, s3_uid=s3, resource_realm=REALM, json_parameters={})
     pg = specs["postgres"]
     user = {"parent_instance_uid": parent["instance_uid"], "username": "app", "password": "Pw-0123456789"}
     created, log = task(pg, "subresource", "user", role="readonly", **user)
@@ -150,7 +150,7 @@ def test_wait_false_returns_after_run(task: RunTask, specs: Dict[str, Any], emu:
     assert result["operation"]["uid"] and not result["operation"]["finished"]
     assert shape(log) == ["GET /instances", "POST /instances", *operation_flow("create", 2)[:-2]]
     assert recorded(task, "s3", name)["status"] == "creating"
-    done, _ = task(specs["s3"], **s3_args(name))
+    done, _log = task(specs["s3"], **s3_args(name))
     assert done["status"] == "running"
     assert recorded(task, "s3", name)["status"] == "present"
     assert len(live_instances(emu, 12, name)) == 1

@@ -104,5 +104,5 @@ def test_legacy_proxy_endpoint(task: RunTask, specs: Dict[str, Any], emu: Any, n
 
 def test_gateway_endpoint_form(task: RunTask, specs: Dict[str, Any], emu: Any, name: str) -> None:
     """P10: any other endpoint appends the path directly."""
-    _, log = task(specs["s3"], resource_name=name, display_name=name, resource_realm=REALM)
+    _result, log = task(specs["s3"], resource_name=name, display_name=name, resource_realm=REALM)
     assert {e["form"] for e in log} == {"gateway"}

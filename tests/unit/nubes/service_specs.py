@@ -109,7 +109,7 @@ def service_from_catalogue(service_id: int, timeouts: Optional[Dict[str, int]] =
             item["kind"] = "excluded"
             item["reason"] = "UI-only operational task"
         else:
-            verb, _, sub = name.partition("_")
+            verb, _sep, sub = name.partition("_")
             item["kind"] = "subresource"
             item["subresource"] = sub
             entry = subs.setdefault(sub, {"name": sub, "operations": {}, "_params": {}})

@@ -55,7 +55,7 @@ def test_gateway_style_appends_path() -> None:
 def test_legacy_style_encodes_path_and_query_into_endpoint_param() -> None:
     """P9: index.cfm -> {endpoint}?endpoint=/path, the path and its query URL-encoded into `endpoint`."""
     seen: List[httpx.Request] = []
-    client, _ = make_client(scripted([200], seen), "https://deck.test/api/v1/index.cfm")
+    client, _log = make_client(scripted([200], seen), "https://deck.test/api/v1/index.cfm")
     client.send("GET", "/instances", {"serviceId": 90, "pageSize": 100})
     request = seen[0]
     parts = urlsplit(str(request.url))
@@ -67,7 +67,7 @@ def test_legacy_style_encodes_path_and_query_into_endpoint_param() -> None:
 def test_bearer_auth_and_json_body() -> None:
     """deck-api 1.3/1.4: Authorization: Bearer <token>; JSON bodies."""
     seen: List[httpx.Request] = []
-    client, _ = make_client(scripted([201], seen))
+    client, _log = make_client(scripted([201], seen))
     client.send("POST", "/instances", body={"serviceId": 90, "displayName": "x", "descr": ""})
     assert seen[0].headers["Authorization"] == "Bearer " + TOKEN
     assert seen[0].headers["Content-Type"] == "application/json"
@@ -108,7 +108,7 @@ def test_retry_after_header_is_used() -> None:
 def test_post_is_never_resent_on_gateway_errors() -> None:
     """Writes are never blindly re-sent: a 502 on POST comes back once, as is."""
     seen: List[httpx.Request] = []
-    client, _ = make_client(scripted([502, 201], seen))
+    client, _log = make_client(scripted([502, 201], seen))
     assert client.send("POST", "/instances", body={}).status == 502
     assert len(seen) == 1
 
@@ -116,7 +116,7 @@ def test_post_is_never_resent_on_gateway_errors() -> None:
 def test_post_rejected_by_gateway_auth_is_retried() -> None:
     """P32: a transient 401 (nothing was processed) is retried on writes too."""
     seen: List[httpx.Request] = []
-    client, _ = make_client(scripted([401, 201], seen))
+    client, _log = make_client(scripted([401, 201], seen))
     assert client.send("POST", "/instances", body={}).status == 201
     assert len(seen) == 2
 
@@ -144,7 +144,7 @@ def test_connection_lost_after_post_makes_outcome_unknown() -> None:
         calls.append(1)
         raise httpx.ReadError("connection reset by peer")
 
-    client, _ = make_client(handler)
+    client, _log = make_client(handler)
     with pytest.raises(OutcomeUnknownError):
         client.send("POST", "/instances", body={})
     assert len(calls) == 1
@@ -156,7 +156,7 @@ def test_unreachable_get_error_says_what_to_do() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused")
 
-    client, _ = make_client(handler)
+    client, _log = make_client(handler)
     with pytest.raises(ApiError) as info:
         client.send("GET", "/instances")
     assert "GET /instances" in info.value.msg and "api_endpoint" in info.value.msg
@@ -164,7 +164,7 @@ def test_unreachable_get_error_says_what_to_do() -> None:
 
 def test_error_message_carries_cfml_error_and_hint() -> None:
     """CFML `ERROR` text is part of the message, with a hint on what to do."""
-    client, _ = make_client(lambda r: httpx.Response(500, json={"ERROR": "boom", "TAGCONTEXT": "x.cfc [Line 3]"}))
+    client, _log = make_client(lambda r: httpx.Response(500, json={"ERROR": "boom", "TAGCONTEXT": "x.cfc [Line 3]"}))
     response = client.send("GET", "/instances/u")
     error = client.error("reading instance u", "GET", "/instances/u", response)
     assert "reading instance u failed" in error.msg
@@ -174,7 +174,7 @@ def test_error_message_carries_cfml_error_and_hint() -> None:
 
 def test_token_is_redacted_from_errors() -> None:
     """Secrets never appear in messages: the token is replaced by ********."""
-    client, _ = make_client(lambda r: httpx.Response(401, json={"ERROR": "bad token " + TOKEN}))
+    client, _log = make_client(lambda r: httpx.Response(401, json={"ERROR": "bad token " + TOKEN}))
     response = client.send("GET", "/instances/u")
     error = client.error("reading", "GET", "/instances/u", response)
     assert TOKEN not in error.msg
@@ -205,7 +205,7 @@ def test_reads_give_up_after_the_last_round() -> None:
     from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 
     seen: List[httpx.Request] = []
-    client, _ = make_client(scripted([401] * 20, seen))
+    client, _log = make_client(scripted([401] * 20, seen))
     with pytest.raises(ApiError, match="refresh api_token"):
         DeckApi(client).get_instance("u")
     assert len(seen) == 12
@@ -216,7 +216,7 @@ def test_writes_are_not_repeated_in_rounds() -> None:
     from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 
     seen: List[httpx.Request] = []
-    client, _ = make_client(scripted([502] * 5, seen))
+    client, _log = make_client(scripted([502] * 5, seen))
     with pytest.raises(OutcomeUnknownError):
         DeckApi(client).create_instance(90, "x")
     assert len(seen) == 1

@@ -97,10 +97,10 @@ def test_per_resource_lock_prevents_duplicate_creates(tmp_path: Any) -> None:
     path = str(tmp_path / "state.json")
     ctx = multiprocessing.get_context("fork")
     results = ctx.Queue()
-    procs = [ctx.Process(target=_create_once, args=(path, results)) for _ in range(6)]
+    procs = [ctx.Process(target=_create_once, args=(path, results)) for _index in range(6)]
     for proc in procs:
         proc.start()
     for proc in procs:
         proc.join(30)
-    outcomes: List[str] = sorted(results.get(timeout=5) for _ in procs)
+    outcomes: List[str] = sorted(results.get(timeout=5) for _proc in procs)
     assert outcomes == ["created"] + ["found"] * 5
