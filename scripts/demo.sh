@@ -14,7 +14,8 @@ work=$(mktemp -d)
 emulator_pid=""
 cleanup() {
   if [ -n "$emulator_pid" ] && kill -0 "$emulator_pid" 2>/dev/null; then
-    kill "$emulator_pid" && wait "$emulator_pid" 2>/dev/null || true
+    kill "$emulator_pid"
+    wait "$emulator_pid" 2>/dev/null || true
     echo "demo: emulator stopped"
   fi
   rm -rf "$work"
