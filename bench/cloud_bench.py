@@ -13,7 +13,9 @@ Run: .venv/bin/python bench/cloud_bench.py  (BENCH_QUICK=1 for fewer repetitions
 
 from __future__ import annotations
 
+import argparse
 import glob
+import json
 import re
 import resource
 import statistics
@@ -29,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import (
     BIN,
+    RESULTS,
     ROOT,
     Playbooks,
     api_calls,
@@ -335,21 +338,44 @@ def polling_latency(emu: EmulatorServer, duration: float, hosts: int, rounds: in
     }
 
 
+PARTS = ("overhead", "imports", "calls", "latency")
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help="comma-separated subset of "
+        + ", ".join(PARTS)
+        + "; a subset updates those figures in bench/results/cloud.json",
+    )
+    args = parser.parse_args()
+    parts = [part for part in args.parts.split(",") if part]
+    if set(parts) - set(PARTS):
+        parser.error(f"unknown part(s): {', '.join(sorted(set(parts) - set(PARTS)))}")
     fast = quick()
     started = time.perf_counter()
+    previous = RESULTS / "cloud.json"
+    result: dict[str, Any] = {}
+    if set(parts) != set(PARTS) and previous.exists():
+        kept = json.loads(previous.read_text(encoding="utf-8"))
+        result = {key: value for key, value in kept.items() if key not in ("area", "quick", "machine", "seconds")}
     with EmulatorServer(seed=1, op_duration=0.2) as emu:
-        result: dict[str, Any] = {}
-        print("cloud: overhead (no-op dummy vs ping)", flush=True)
-        result["overhead"] = overhead(emu, rounds=3 if fast else 5, pairs=5 if fast else 10)
-        print("cloud: import time", flush=True)
-        result["import_time"] = import_times(rounds=3 if fast else 7)
-        print("cloud: API calls per action", flush=True)
-        result["api_calls"] = calls_per_action(emu, rounds=1 if fast else 3)
-        print("cloud: polling latency, 2 s operations", flush=True)
-        result["latency_short"] = polling_latency(emu, SHORT_OP, hosts=3 if fast else 5, rounds=1 if fast else 3)
-        print("cloud: polling latency, 60 s operations (real time)", flush=True)
-        result["latency_long"] = polling_latency(emu, LONG_OP, hosts=3 if fast else 5, rounds=1)
+        if "overhead" in parts:
+            print("cloud: overhead (no-op dummy vs ping)", flush=True)
+            result["overhead"] = overhead(emu, rounds=3 if fast else 5, pairs=5 if fast else 10)
+        if "imports" in parts:
+            print("cloud: import time", flush=True)
+            result["import_time"] = import_times(rounds=3 if fast else 7)
+        if "calls" in parts:
+            print("cloud: API calls per action", flush=True)
+            result["api_calls"] = calls_per_action(emu, rounds=1 if fast else 3)
+        if "latency" in parts:
+            print("cloud: polling latency, 2 s operations", flush=True)
+            result["latency_short"] = polling_latency(emu, SHORT_OP, hosts=3 if fast else 5, rounds=1 if fast else 3)
+            print("cloud: polling latency, 60 s operations (real time)", flush=True)
+            result["latency_long"] = polling_latency(emu, LONG_OP, hosts=3 if fast else 5, rounds=1)
     result["seconds"] = round(time.perf_counter() - started, 1)
     save("cloud", result)
     return 0

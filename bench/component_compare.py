@@ -42,7 +42,7 @@ KUBECTL_REQUEST = re.compile(
 )
 METRIC = re.compile(r"^apiserver_request_total\{(?P<labels>[^}]*)\} (?P<value>[0-9.e+]+)$")
 TOOLS = ("kubectl", "component", "k8s", "k8s-loop")
-LOOP_MAX_OBJECTS = 300  # `kubernetes.core.k8s` once per object (a loop) is measured once, for the small size only
+LOOP_MAX_OBJECTS = 300  # with --with-loop: `kubernetes.core.k8s` once per object, measured once, for sizes <= this
 
 
 def external_cluster() -> bool:
@@ -230,7 +230,9 @@ def engine_inprocess(config: str, size: int) -> dict[str, Any]:
     return {p["phase"]: {"seconds": p["seconds"], "calls": p["calls"]} for p in report["phases"]}
 
 
-def measure_size(cluster: Cluster, size: int, rounds: int, k8s_rounds: int, workdir: Path) -> dict[str, Any]:
+def measure_size(
+    cluster: Cluster, size: int, rounds: int, k8s_rounds: int, workdir: Path, with_loop: bool
+) -> dict[str, Any]:
     manifest = workdir / f"objects-{size}.yaml"
     manifest.write_text(yaml.safe_dump_all(objects(size), sort_keys=False), encoding="utf-8")
     runs = Runs(cluster, manifest, workdir)
@@ -241,7 +243,7 @@ def measure_size(cluster: Cluster, size: int, rounds: int, k8s_rounds: int, work
         for tool in TOOLS:
             if tool == "k8s" and index >= k8s_rounds:
                 continue
-            if tool == "k8s-loop" and (index > 0 or size > LOOP_MAX_OBJECTS):
+            if tool == "k8s-loop" and (not with_loop or index > 0 or size > LOOP_MAX_OBJECTS):
                 continue
             print(f"component: {size} objects, round {index + 1}/{rounds}, {tool}", flush=True)
             namespace = cluster.namespace(f"bench-{tool}")
@@ -283,23 +285,29 @@ def measure_size(cluster: Cluster, size: int, rounds: int, k8s_rounds: int, work
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="300,1000")
+    parser.add_argument(
+        "--with-loop",
+        action="store_true",
+        help="also run kubernetes.core.k8s once per object (a loop; ~1-3 s per object on the shared machine)",
+    )
     args = parser.parse_args()
     subprocess.run(["bash", str(BENCH / "setup.sh")], check=True)
     started = time.perf_counter()
     try:
-        results = measure_all(Cluster(kubeconfig()), [int(size) for size in args.sizes.split(",") if size])
+        sizes = [int(size) for size in args.sizes.split(",") if size]
+        results = measure_all(Cluster(kubeconfig()), sizes, args.with_loop)
     finally:
         stop_cluster()
     save("component", {"sizes": results, "seconds": round(time.perf_counter() - started, 1)})
     return 0
 
 
-def measure_all(cluster: Cluster, sizes: list[int]) -> list[dict[str, Any]]:
+def measure_all(cluster: Cluster, sizes: list[int], with_loop: bool) -> list[dict[str, Any]]:
     workdir = Playbooks().workdir
     results = []
     for size in sizes:
         rounds = (2 if size <= LOOP_MAX_OBJECTS else 1) if quick() else 3
-        results.append(measure_size(cluster, size, rounds, rounds, workdir))
+        results.append(measure_size(cluster, size, rounds, rounds, workdir, with_loop))
     return results
 
 
