@@ -463,13 +463,19 @@ def component_section(comp: Dict[str, Any]) -> str:
         " 30 % Secrets, 20 % ServiceAccounts, the mix of `bench/engine_300.py`) from one manifest file, same cluster,"
         " a fresh namespace per tool and run; `nubes.cloud.component` with `source:` the manifest,"
         " `kubernetes.core.k8s` (6.6.0, from the `ansible` package on PyPI, `state: present`, `src:` the manifest)"
-        " in one task each, and `kubernetes.core.k8s` once per object (`loop` over the manifest's documents, one"
-        " run, 300 objects only, as playbooks that feed it a list of definitions do); kubectl as one"
-        " `apply --server-side -f`. Module times are the task's time in the"
+        " in one task each"
+        + (
+            ", and `kubernetes.core.k8s` once per object (`loop` over the manifest's documents, one run, as"
+            " playbooks that feed it a list of definitions do)"
+            if any("k8s-loop" in size["tools"] for size in comp["sizes"])
+            else " (`bench/component_compare.py --with-loop` adds `kubernetes.core.k8s` once per object, a loop)"
+        )
+        + "; kubectl as one `apply --server-side -f`. Module times are the task's time in the"
         " playbook (module start-up included), kubectl's the process's. API calls: client side where the tool"
         " tells (the component's `api_calls`, kubectl's `-v=6` request lines), and the growth of the apiserver's"
-        " `apiserver_request_total` for all three (that one also counts other clients of the shared test cluster in"
-        " the same window). Peak RSS: the module process (through `bench/peak_rss` as its interpreter) or kubectl.\n\n"
+        " `apiserver_request_total` for all of them (that one also counts the controllers' own requests in the"
+        " same window, e.g. for a new namespace). Peak RSS: the module process (through `bench/peak_rss` as its"
+        " interpreter) or kubectl.\n\n"
     ]
     rows: List[List[str]] = []
     groups: List[str] = []
