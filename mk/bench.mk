@@ -7,7 +7,7 @@ BENCH_TARGETS += bench-all
 
 .PHONY: bench-all bench-cloud bench-scale bench-gen bench-component-compare bench-emu bench-report
 
-bench-all: venv ## all benchmark areas, then rewrite docs/benchmarks.md (starts the local cluster for the component area)
+bench-all: venv ## all benchmark areas, then rewrite docs/benchmarks.md (the component area starts a local cluster of its own)
 	$(PY) bench/run.py
 
 bench-cloud: venv ## cloud modules: no-op vs ping, import time, API calls per action, polling latency (2 s, 60 s ops)
