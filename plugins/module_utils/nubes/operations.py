@@ -30,6 +30,7 @@ DELETED_MARKERS = ("услуга удалена", "already deleted", "not found"
 POLL_FIRST = 0.25
 POLL_FACTOR = 1.6
 POLL_CAP = 5.0
+CONCURRENT_RETRY_SECONDS = 120  # how long a run refused with 422 Concurrent (operation not started) is re-sent
 
 
 class OperationResult:
@@ -191,17 +192,28 @@ class OperationExecutor:
             ) from None
 
     def _run(self, op_uid: str) -> None:
-        try:
-            outcome = self.api.run(op_uid)
-        except OutcomeUnknownError:
-            outcome = ""
-        if outcome in (RunOutcome.STARTED, RunOutcome.ALREADY_RUNNING, RunOutcome.QUEUED):
-            return
-        operation = self.api.get_operation(op_uid)  # unknown outcome: resolve by reading
-        if not operation.started:
-            raise NubesError(
-                f"running operation {op_uid}: the API gave no answer and the operation has not started; re-run the task"
-            )
+        for _attempt in self.poller.intervals(CONCURRENT_RETRY_SECONDS):
+            try:
+                outcome = self.api.run(op_uid)
+            except OutcomeUnknownError:
+                outcome = ""
+            if outcome in (RunOutcome.STARTED, RunOutcome.QUEUED):
+                return
+            operation = self.api.get_operation(op_uid)  # unknown outcome or 422 Concurrent: resolve by reading
+            if operation.started:
+                return  # deck-api 5.4: 422 `Concurrent operations` = this operation is already running: wait for it
+            if outcome != RunOutcome.ALREADY_RUNNING:
+                raise NubesError(
+                    f"running operation {op_uid}: the API gave no answer and the operation has not started; "
+                    "re-run the task"
+                )
+            # 422 Concurrent although this operation never started: another operation of the instance holds it.
+            # The run was refused (nothing queued), so it is safe to send again once that one is done.
+        raise NubesError(
+            f"operation {op_uid} could not start: for {CONCURRENT_RETRY_SECONDS} s the API answered 422 `Concurrent "
+            "operations` (another operation of the instance is running). Wait until it finishes (Cloud Console), "
+            "then re-run the task"
+        )
 
     def wait(self, op_uid: str, name: str, timeout: float) -> OperationResult:
         """Poll until dtFinish is set; raise OperationFailedError / OperationTimeoutError."""
