@@ -51,7 +51,8 @@ FAULTS: dict[str, tuple[list[dict[str, Any]], bool]] = {
     "connection_reset": ([{"kind": "reset", "probability": 0.08}], False),
     "latency_spikes": ([{"kind": "latency", "ms": 400, "probability": 0.3}], True),
     "run_500_job_queued": ([{"kind": "executable", "probability": 0.5}], True),
-    "concurrent_422": ([{"kind": "concurrent", "probability": 0.5}], False),
+    # the run is refused, nothing queued: the core re-sends it (never waits for an operation that never started)
+    "concurrent_422": ([{"kind": "concurrent", "probability": 0.5}], True),
 }
 
 
