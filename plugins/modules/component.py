@@ -62,8 +62,27 @@ options:
     description:
       - The component's parameters, any structure. Passed read-only to the templates, deep-merged over the default
         C(values) of C(.component-config.yaml) as C(values); also available unmerged as C(spec).
+      - With O(spec_configuration=true) some top-level keys of it also configure the component (see there).
     type: dict
     default: {}
+  spec_configuration:
+    description:
+      - Read optional configuration from the top level of O(spec) too, like the embeddable spec structs of
+        component-operator-runtime. An option set in the task always wins over the spec; the spec wins over the
+        option's default. The keys stay in O(spec), so the templates still see them.
+      - "Recognised keys: C(namespace) and C(name) (as O(placement.namespace), O(placement.name));
+        C(suspend) (bool, as O(suspend)); C(timeout) and C(reapplyInterval) (Go durations such as C(30s), C(10m),
+        C(1h30m); C(0) means the default; as O(timeout), O(reapply_interval));
+        C(adoptionPolicy) (C(Never), C(IfUnowned), C(Always)); C(updatePolicy) (C(Recreate), C(Replace),
+        C(SsaMerge), C(SsaOverride)); C(deletePolicy) (C(Delete), C(Orphan), C(OrphanOnApply), C(OrphanOnDelete));
+        C(missingNamespacesPolicy) (C(DoNotCreate), C(Create)) (as O(policies)); C(additionalManagedTypes)
+        (a list of C({group, kind}), as O(additional_managed_types)); C(serviceAccountName) (impersonate the user
+        C(system:serviceaccount:<namespace>:<serviceAccountName>), as O(impersonate.user))."
+      - An empty string means the default. A value of the wrong type or outside the listed values fails the task,
+        naming the key.
+      - Off by default because a spec may use keys such as C(name) or C(namespace) for its own parameters.
+    type: bool
+    default: false
   source:
     description:
       - Path on the controller of a directory of templates, a kustomize directory (with C(kustomization.yaml)) or a
@@ -86,6 +105,7 @@ options:
       - Deployment namespace and name passed to the templates as C(namespace) and C(name); the namespace is also
         the default namespace of namespaced objects that name none.
       - Must not change after the first apply.
+      - A field not set here comes from C(namespace) and C(name) of O(spec) with O(spec_configuration=true).
     type: dict
     suboptions:
       namespace:
@@ -161,6 +181,8 @@ options:
   impersonate:
     description:
       - Apply the objects (and write the record) as this user and groups. An empty user disables impersonation.
+      - Without O(impersonate.user), C(serviceAccountName) of O(spec) with O(spec_configuration=true) gives the
+        user C(system:serviceaccount:<namespace>:<serviceAccountName>).
     type: dict
     suboptions:
       user:
@@ -174,41 +196,40 @@ options:
   suspend:
     description:
       - Do not apply; the component goes to state V(Pending) with reason V(Suspended). Deletion still works.
+      - Default V(false), or C(suspend) of O(spec) with O(spec_configuration=true).
     type: bool
-    default: false
   policies:
     description:
       - Component-level policies for its objects; per-object annotations C(<prefix>/adoption-policy),
         C(<prefix>/update-policy), C(<prefix>/delete-policy) override them.
+      - A policy not set here comes from O(spec) with O(spec_configuration=true), else its default.
     type: dict
     suboptions:
       adoption:
-        description: Take over existing objects never, only if no component owns them, or always.
+        description: Take over existing objects never, only if no component owns them, or always. Default
+          V(if-unowned).
         type: str
         choices: [never, if-unowned, always]
-        default: if-unowned
       update:
-        description: How changed objects are written.
+        description: How changed objects are written. Default V(ssa-override).
         type: str
         choices: [ssa-override, ssa-merge, replace, recreate]
-        default: ssa-override
       delete:
         description: Delete objects, or orphan them (always, only when pruned, only when the component is deleted).
+          Default V(delete).
         type: str
         choices: [delete, orphan, orphan-on-apply, orphan-on-delete]
-        default: delete
       missing_namespaces:
-        description: Create namespaces that objects need, or fail.
+        description: Create namespaces that objects need, or fail. Default V(create).
         type: str
         choices: [create, do-not-create]
-        default: create
   additional_managed_types:
     description:
       - Types (beyond CRDs and APIServices of the component) whose instances the component manages; foreign
         instances block its deletion. C(*) and C(*.suffix) groups and C(*) kinds are wildcards.
+      - Default none, or C(additionalManagedTypes) of O(spec) with O(spec_configuration=true).
     type: list
     elements: dict
-    default: []
     suboptions:
       group:
         description: API group (C("") for the core group).
@@ -226,12 +247,13 @@ options:
     description:
       - Seconds to wait until all objects are ready (or deleted). Past it the task fails with state V(Error) and
         reason V(Timeout), listing what is not ready and why.
+      - Default V(600), or C(timeout) of O(spec) with O(spec_configuration=true).
     type: int
-    default: 600
   reapply_interval:
-    description: Seconds after which objects are re-applied even when they seem in sync (drift correction).
+    description:
+      - Seconds after which objects are re-applied even when they seem in sync (drift correction).
+      - Default V(3600), or C(reapplyInterval) of O(spec) with O(spec_configuration=true).
     type: int
-    default: 3600
   wait:
     description:
       - Wait until the component is ready. With V(false) the task returns after the objects are written, with the
@@ -412,6 +434,10 @@ try:
         ComponentTask,
     )
     from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import SourceError, read_source
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import (
+        SpecConfigurationError,
+        merge_spec_configuration,
+    )
     from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import EngineError
 
     IMPORT_ERROR = None
@@ -424,18 +450,13 @@ POLICY_CHOICES = {
     "delete": ["delete", "orphan", "orphan-on-apply", "orphan-on-delete"],
     "missing_namespaces": ["create", "do-not-create"],
 }
-POLICY_DEFAULTS = {
-    "adoption": "if-unowned",
-    "update": "ssa-override",
-    "delete": "delete",
-    "missing_namespaces": "create",
-}
 
 ARGUMENT_SPEC = dict(
     name=dict(type="str", required=True),
     namespace=dict(type="str", required=True),
     state=dict(type="str", choices=["present", "absent"], default="present"),
     spec=dict(type="dict", default={}),
+    spec_configuration=dict(type="bool", default=False),
     source=dict(type="path"),
     templates=dict(type="dict"),
     definitions=dict(type="raw"),
@@ -463,26 +484,22 @@ ARGUMENT_SPEC = dict(
     impersonate=dict(
         type="dict", options=dict(user=dict(type="str"), groups=dict(type="list", elements="str", default=[]))
     ),
-    suspend=dict(type="bool", default=False),
+    # C9: no defaults for the options the spec may also set (None = not given); merge_spec_configuration fills them
+    suspend=dict(type="bool"),
     policies=dict(
-        type="dict",
-        options={
-            key: dict(type="str", choices=choices, default=POLICY_DEFAULTS[key])
-            for key, choices in POLICY_CHOICES.items()
-        },
+        type="dict", options={key: dict(type="str", choices=choices) for key, choices in POLICY_CHOICES.items()}
     ),
     additional_managed_types=dict(
         type="list",
         elements="dict",
-        default=[],
         options=dict(
             group=dict(type="str", required=True),
             version=dict(type="str", default="*"),
             kind=dict(type="str", required=True),
         ),
     ),
-    timeout=dict(type="int", default=600),
-    reapply_interval=dict(type="int", default=3600),
+    timeout=dict(type="int"),
+    reapply_interval=dict(type="int"),
     wait=dict(type="bool", default=True),
     annotation_prefix=dict(type="str", default="component.nubes.cloud"),
 )
@@ -501,10 +518,11 @@ def build_task(module):
         templates = read_source(params["source"])  # the action plugin normally did this on the controller
     if params["state"] == "present" and templates is None and params["definitions"] is None:
         module.fail_json(msg="state=present needs one of source, templates or definitions")
-    placement = params["placement"] or {}
-    impersonate = params["impersonate"] or {}
+    options = merge_spec_configuration(params, params["spec"] or {})  # C9: the task's options win over the spec
+    placement = options["placement"]
+    impersonate = options["impersonate"]
     kubeconfig = params["kubeconfig"]
-    if params["timeout"] <= 0 or params["reapply_interval"] <= 0:
+    if options["timeout"] <= 0 or options["reapply_interval"] <= 0:
         module.fail_json(msg="timeout and reapply_interval must be positive numbers of seconds")
     connection = ConnectionOptions(
         kubeconfig=kubeconfig,
@@ -527,11 +545,11 @@ def build_task(module):
         placement_namespace=placement.get("namespace") or "",
         placement_name=placement.get("name") or "",
         connection=connection,
-        suspend=params["suspend"],
-        policies=dict(params["policies"] or POLICY_DEFAULTS),
-        additional_managed_types=list(params["additional_managed_types"] or []),
-        timeout=float(params["timeout"]),
-        reapply_interval=float(params["reapply_interval"]),
+        suspend=options["suspend"],
+        policies=options["policies"],
+        additional_managed_types=options["additional_managed_types"],
+        timeout=float(options["timeout"]),
+        reapply_interval=float(options["reapply_interval"]),
         wait=params["wait"],
         annotation_prefix=params["annotation_prefix"],
         check_mode=module.check_mode,
@@ -559,7 +577,7 @@ def main():
         result = ComponentRun(task).execute()
     except ComponentFailed as exc:
         module.fail_json(msg=str(exc), **exc.result)
-    except (RenderError, SourceError, ConnectionOptionError, GkeError, EngineError) as exc:
+    except (RenderError, SourceError, SpecConfigurationError, ConnectionOptionError, GkeError, EngineError) as exc:
         module.fail_json(msg=str(exc))
     module.exit_json(**result)
 
