@@ -96,3 +96,24 @@ def test_invalid_spec_configuration_fails_naming_the_key(ansible: Ansible, kube_
     assert result["failed"] is True
     assert result["msg"].startswith("spec.updatePolicy: invalid value 'Merge'")
     assert "Recreate, Replace, SsaMerge, SsaOverride" in result["msg"]
+
+
+def test_spec_service_account_name_is_impersonated(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+    """C9, C12: spec ``serviceAccountName`` (ImpersonationSpec) makes the run act as
+    ``system:serviceaccount:<component namespace>:<name>``; an account without rights is refused by the API server,
+    which names that user."""
+    source = ansible.source("web")
+    result = ansible.run(
+        [
+            component(
+                kube_namespace,
+                "web",
+                source=source,
+                spec={"serviceAccountName": "nobody"},
+                spec_configuration=True,
+            )
+        ]
+    )[0]
+    assert result["failed"] is True
+    assert f'User "system:serviceaccount:{kube_namespace}:nobody" cannot' in result["msg"]
+    assert kubectl("get", "deployment", "web", "-n", kube_namespace, check=False).returncode != 0
