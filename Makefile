@@ -97,7 +97,7 @@ sanity: venv ## ansible-test sanity on the collection (all tests, venv python, z
 	@bash tests/sanity/run.sh
 
 unit: venv ## unit tests (pytest: tests/ except tests/integration, UNIT_IGNORE and tests marked `cluster`)
-	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "not cluster"
+	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "not cluster" --durations=10
 
 integration: venv ## integration tests (pytest: tests/integration, and tests marked `cluster` anywhere under tests/)
 	@rc=0; \
