@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 OWNER_LABEL = "component.nubes.cloud/owner-id"
+RECORD_LABEL = "component.nubes.cloud/component"
 
 
 class ConflictInjector:
@@ -115,7 +116,12 @@ def conflict_webhook(kubectl: Any, namespace: str, workdir: Path, conflicts: int
                     }
                 ],
                 "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-                "objectSelector": {"matchExpressions": [{"key": OWNER_LABEL, "operator": "Exists"}]},
+                "objectSelector": {
+                    "matchExpressions": [
+                        {"key": OWNER_LABEL, "operator": "Exists"},
+                        {"key": RECORD_LABEL, "operator": "DoesNotExist"},  # the managed objects, not the record
+                    ]
+                },
                 "sideEffects": "None",
                 "admissionReviewVersions": ["v1"],
                 "failurePolicy": "Ignore",

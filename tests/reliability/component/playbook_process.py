@@ -18,6 +18,7 @@ import yaml
 from tests.integration.component.component_harness import ANSIBLE_PLAYBOOK, REPO
 
 OWNER_LABEL = "component.nubes.cloud/owner-id"
+RECORD_LABEL = "component.nubes.cloud/component"
 
 
 def start_playbook(workdir: Path, tasks: list[dict[str, Any]], kubeconfig: str, tag: str) -> subprocess.Popen[str]:
@@ -65,6 +66,7 @@ def record_inventory(kubectl: Any, namespace: str, name: str) -> list[dict[str, 
 
 
 def owned_objects(kubectl: Any, namespace: str, kinds: str = "configmaps,secrets,deployments") -> set[tuple[str, str]]:
-    """(kind, name) of every object in the namespace that carries a component owner label."""
-    listed = kubectl.json("get", kinds, "-n", namespace, "-l", OWNER_LABEL)
+    """(kind, name) of every object in the namespace that carries a component owner label, except the components'
+    own record ConfigMaps (labelled `<prefix>/component`, never part of an inventory)."""
+    listed = kubectl.json("get", kinds, "-n", namespace, "-l", f"{OWNER_LABEL},!{RECORD_LABEL}")
     return {(item["kind"], item["metadata"]["name"]) for item in listed["items"]}
