@@ -71,10 +71,10 @@ def _grant(kubectl, namespace: str, group: str, resources: List[str]) -> None:
     )
 
 
-def test_impersonation_allowed_and_denied(ansible: Ansible, kubectl, kube_namespace: str) -> None:
-    """C12: objects are applied as the impersonated user and groups: alice has no rights of her own, only the
-    impersonated group nubes:deployers is bound, so success proves both headers; a user without the rights fails
-    with the verb and resource that were denied."""
+@pytest.fixture
+def namespace_reader(kubectl) -> Iterator[None]:
+    """Every authenticated user may read namespaces (the module reads the target's kube-system UID) while the test
+    runs; removed afterwards, since other tests rely on users without any cluster-wide rights."""
     kubectl.apply(
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: nubes-test-namespace-reader\n"
         'rules:\n  - apiGroups: [""]\n    resources: [namespaces]\n    verbs: [get]\n---\n'
@@ -83,6 +83,19 @@ def test_impersonation_allowed_and_denied(ansible: Ansible, kubectl, kube_namesp
         "  name: nubes-test-namespace-reader\nsubjects:\n  - kind: Group\n    name: system:authenticated\n"
         "    apiGroup: rbac.authorization.k8s.io\n"
     )
+    try:
+        yield
+    finally:
+        kubectl(
+            "delete", "clusterrolebinding,clusterrole", "nubes-test-namespace-reader", "--ignore-not-found", check=False
+        )
+
+
+@pytest.mark.usefixtures("namespace_reader")
+def test_impersonation_allowed_and_denied(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+    """C12: objects are applied as the impersonated user and groups: alice has no rights of her own, only the
+    impersonated group nubes:deployers is bound, so success proves both headers; a user without the rights fails
+    with the verb and resource that were denied."""
     _grant(kubectl, kube_namespace, "nubes:deployers", ["configmaps", "secrets", "apps/deployments"])
     source = ansible.source("web")
     run = ansible.run(
