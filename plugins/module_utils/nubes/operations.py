@@ -27,8 +27,8 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import du
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RETRYABLE_READ_STATUSES
 
 DELETED_MARKERS = ("услуга удалена", "already deleted", "not found")
-POLL_FIRST = 0.25
-POLL_FACTOR = 1.6
+POLL_FIRST = 0.2
+POLL_FRACTION = 0.1  # next pause = 10 % of the time waited so far
 POLL_CAP = 5.0
 CONCURRENT_RETRY_SECONDS = 120  # how long a run refused with 422 Concurrent (operation not started) is re-sent
 
@@ -47,7 +47,9 @@ class OperationResult:
 
 
 class Poller:
-    """Adaptive polling: fast first (0.25 s), growing by 1.6x, capped at 5 s, bounded by a deadline."""
+    """Adaptive polling bounded by a deadline: the wait before the next poll is a tenth of the time waited so far,
+    at least `first` (0.2 s) and at most `cap` (5 s). An operation is thus seen finished at most ~10 % of its
+    duration (and at most 5 s) after `dtFinish`, with few polls for long operations."""
 
     def __init__(
         self,
@@ -61,17 +63,21 @@ class Poller:
         self.first = first
         self.cap = cap
 
+    def interval(self, waited: float) -> float:
+        """The pause before the next poll after `waited` seconds of waiting."""
+        return min(max(waited * POLL_FRACTION, self.first), self.cap)
+
     def intervals(self, timeout: float) -> Iterator[None]:
         """Yield before each poll; stops yielding once the deadline has passed."""
-        deadline = self.clock() + timeout
-        interval = self.first
+        start = self.clock()
+        deadline = start + timeout
         yield
         while True:
-            remaining = deadline - self.clock()
+            now = self.clock()
+            remaining = deadline - now
             if remaining <= 0:
                 return
-            self.sleep(min(interval, remaining))
-            interval = min(interval * POLL_FACTOR, self.cap)
+            self.sleep(min(self.interval(now - start), remaining))
             yield
 
 

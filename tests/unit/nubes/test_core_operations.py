@@ -191,18 +191,29 @@ def test_failed_operation_raises(deck: FakeDeck, clock: FakeClock) -> None:
 
 
 def test_polling_adapts_and_is_bounded_by_wait_timeout(deck: FakeDeck, clock: FakeClock) -> None:
-    """Polling starts fast (0.25 s), grows, is capped at 5 s and stops at wait_timeout with a clear error."""
+    """Polling starts fast (0.2 s), grows, is capped at 5 s and stops at wait_timeout with a clear error."""
     deck.polls_to_finish = 10**6
     uid = deck.add_instance(12, "x")
     executor = executor_for(deck, clock)
     op_uid = executor.start(uid, "suspend", None, {})
     with pytest.raises(OperationTimeoutError) as info:
         executor.wait(op_uid, "suspend", 30)
-    assert clock.sleeps[0] == 0.25
+    assert clock.sleeps[0] == 0.2
     assert all(b >= a for a, b in zip(clock.sleeps, clock.sleeps[1:-1]))
     assert max(clock.sleeps) <= 5.0
     assert sum(clock.sleeps) == pytest.approx(30)
     assert "wait_timeout=30" in info.value.msg and "re-run the task" in info.value.msg
+
+
+@pytest.mark.parametrize("duration", [0.5, 2.0, 10.0, 60.0, 600.0])
+def test_polling_sees_a_finished_operation_within_a_tenth_of_its_duration(duration: float) -> None:
+    """An operation finishing after `duration` s is seen at most max(0.2 s, 10 %) later (5 s cap for long ones)."""
+    now = [0.0]
+    poller = Poller(clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    for _poll in poller.intervals(timeout=3600):
+        if now[0] >= duration:
+            break
+    assert now[0] - duration <= min(max(0.2, duration * 0.1 + 1e-9), 5.0)
 
 
 def test_wait_idle_polls_until_no_operation_is_pending(deck: FakeDeck, clock: FakeClock) -> None:
