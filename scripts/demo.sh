@@ -12,7 +12,12 @@ export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false
 
 work=$(mktemp -d)
 emulator_pid=""
+started_cluster=""
 cleanup() {
+  if [ -n "$started_cluster" ]; then
+    tests/cluster/down >/dev/null 2>&1 || true
+    echo "demo: local control plane stopped"
+  fi
   if [ -n "$emulator_pid" ] && kill -0 "$emulator_pid" 2>/dev/null; then
     kill "$emulator_pid"
     wait "$emulator_pid" 2>/dev/null || true
@@ -38,13 +43,19 @@ export NUBES_API_ENDPOINT NUBES_API_TOKEN
 export NUBES_STATE_PATH="$work/state.json" NUBES_WORKSPACE=demo
 echo "demo: emulator listening at $NUBES_API_ENDPOINT (pid $emulator_pid)"
 
-all_present() { for f in "$@"; do [ -f "$f" ] || return 1; done; }
-if all_present plugins/modules/{postgres,postgres_user,postgres_database,s3,s3_bucket,flask}.py; then
-  playbook=examples/demo.yml
+echo "demo: ansible-playbook examples/demo.yml"
+"$BIN/ansible-playbook" examples/demo.yml
+echo "demo: examples/demo.yml finished"
+
+# The component part runs on the local Kubernetes control plane when its binaries are built.
+if [ -x "$(tests/cluster/build --bin-dir)/kube-apiserver" ]; then
+  tests/cluster/status >/dev/null 2>&1 || started_cluster=1
+  kubeconfig=$(tests/cluster/up | tail -n 1)
+  echo "demo: local control plane ready ($kubeconfig)"
+  echo "demo: ansible-playbook examples/component/demo.yml"
+  KUBECONFIG=${kubeconfig#KUBECONFIG=} "$BIN/ansible-playbook" examples/component/demo.yml
+  echo "demo: examples/component/demo.yml finished"
 else
-  playbook=examples/emulator-api.yml
-  echo "demo: the generated modules are not in plugins/modules yet; running $playbook (HTTP API via ansible.builtin.uri)"
+  echo "demo: component part skipped: the local Kubernetes control plane is not built yet."
+  echo "demo: run 'make cluster-build' once (about 9 minutes, cached in ~/.cache/nubes-cloud), then 'make demo' again."
 fi
-echo "demo: ansible-playbook $playbook"
-"$BIN/ansible-playbook" "$playbook"
-echo "demo: $playbook finished"
