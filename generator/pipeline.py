@@ -10,12 +10,20 @@ from generator.api_client import CatalogueClient
 from generator.drift import DriftReport, compare
 from generator.errors import GeneratorError
 from generator.fetch import fetch_specs
-from generator.render import DOCS_MAN_DIR, DOCS_MODULES_DIR, MODULES_DIR, README_PATH, render_all, spec_path
+from generator.render import (
+    DOCS_MAN_DIR,
+    DOCS_MODULES_DIR,
+    MODULES_DIR,
+    README_PATH,
+    SERVICES_DIR,
+    render_all,
+    spec_path,
+)
 from generator.spec_io import dump_spec, load_spec
 from generator.workspace import Workspace
 
 SPEC_SCOPE: tuple[str, ...] = ("specs/",)
-RENDER_SCOPE: tuple[str, ...] = (f"{MODULES_DIR}/", f"{DOCS_MODULES_DIR}/", f"{DOCS_MAN_DIR}/")
+RENDER_SCOPE: tuple[str, ...] = (f"{MODULES_DIR}/", f"{SERVICES_DIR}/", f"{DOCS_MODULES_DIR}/", f"{DOCS_MAN_DIR}/")
 
 
 def fetched_spec_files(

@@ -19,6 +19,7 @@ MARKER = "GENERATED"
 SHEBANG = "#!/usr/bin/python"
 TEMPLATES = Path(__file__).parent / "templates"
 MODULES_DIR = "plugins/modules"
+SERVICES_DIR = "plugins/module_utils/services"  # one SERVICE literal per service, imported by its modules
 DOCS_MODULES_DIR = "docs/modules"
 DOCS_MAN_DIR = "docs/man"
 INDEX_PATH = "docs/modules/index.md"
@@ -199,8 +200,23 @@ def _run_args(model: ModuleModel) -> str:
     return f'kind="{model.kind}"'
 
 
+def render_service_data(spec: dict[str, Any]) -> str:
+    """The service's SERVICE literal (P31: data only), in module_utils so its modules share one copy."""
+    return (
+        environment()
+        .get_template("service_data.py.j2")
+        .render(
+            marker=MARKER,
+            source=spec_path(spec["name"]),
+            service_name=spec["name"],
+            service=literal(service_literal(spec)),
+        )
+    )
+
+
 def render_module(model: ModuleModel) -> str:
-    """A module file: the SERVICE literal, ARGUMENT_SPEC and a 3-line main calling the core (P31).
+    """A module file: ARGUMENT_SPEC, the import of its service's SERVICE literal and a 3-line main calling the core
+    (P31).
 
     Its docs live in the sidecar ``<name>.yml`` (render_module_docs): the API's Russian texts stay readable
     there, and Python linters never see them."""
@@ -212,7 +228,7 @@ def render_module(model: ModuleModel) -> str:
             marker=MARKER,
             source=spec_path(model.spec["name"]),
             name=model.name,
-            service=literal(service_literal(model.spec)),
+            service_name=model.spec["name"],
             argument_spec=literal(model.argument_spec),
             run_args=_run_args(model),
         )
@@ -315,6 +331,7 @@ def render_all(specs: list[dict[str, Any]], readme: str | None = None) -> dict[s
             files[f"{MODULES_DIR}/{model.name}.yml"] = render_module_docs(model)
             files[f"{DOCS_MODULES_DIR}/{model.name}.md"] = render_resource_page(model, registry)
         files[f"{DOCS_MAN_DIR}/{spec['name']}.md"] = render_man_page(spec, models)
+        files[f"{SERVICES_DIR}/{spec['name']}.py"] = render_service_data(spec)
     env = environment()
     files[INDEX_PATH] = env.get_template("index.md.j2").render(marker=MARKER, services=list(zip(specs, all_models)))
     module_names = sorted(m.name for models in all_models for m in models)

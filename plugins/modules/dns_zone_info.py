@@ -8,65 +8,7 @@
 from __future__ import annotations
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.runner import run_module
-
-SERVICE = {
-    "name": "dns_zone",
-    "service_id": 110,
-    "service_display_name": "DNS зона",
-    "service_short_name": "dnszone",
-    "lifecycle": {
-        "suspendable": False,
-        "deletable": True,
-        "redeploy": False,
-        "adopt_existing_on_create": False,
-        "timeouts": {
-            "create": 600,
-            "delete": 600,
-        },
-    },
-    "outputs": [
-        {
-            "code": "nameservers",
-            "type": "array",
-            "secret": False,
-        },
-        {
-            "code": "vault.url",
-            "type": "string",
-            "secret": False,
-        },
-    ],
-    "operations": [
-        {
-            "name": "create",
-            "kind": "instance",
-            "svc_operation_id": 11001,
-        },
-        {
-            "name": "delete",
-            "kind": "instance",
-            "svc_operation_id": 11003,
-        },
-    ],
-    "params": [
-        {
-            "code": "zoneName",
-            "option": "zone_name",
-            "type": "string",
-            "required": True,
-            "default": None,
-            "choices": None,
-            "secret": False,
-            "ref_service_id": None,
-            "sub_params": [],
-            "operations": {
-                "create": 1030,
-            },
-            "immutable": True,
-        },
-    ],
-    "subresources": [],
-}
+from ansible_collections.nubes.cloud.plugins.module_utils.services.dns_zone import SERVICE
 
 ARGUMENT_SPEC = {
     "resource_name": {
