@@ -53,16 +53,16 @@ options:
       - An endpoint that contains C(index.cfm) is the legacy proxy (calls go to C(?endpoint=/path)); any other
         endpoint is the REST gateway (paths are appended), for example C(https://lk-api-gateway.ngcloud.ru/api/v1/svc).
       - May be a Jinja2 template (for example a lookup or an extra variable).
+      - Required, here or through the environment variable.
     type: str
-    required: true
     env:
       - name: NUBES_API_ENDPOINT
   api_token:
     description:
       - Bearer token (a Keycloak JWT access token) for the deck-api, the same as the modules' O(api_token).
       - May be a Jinja2 template or a vault-encrypted string. Never shown, logged or written to the cache.
+      - Required, here or through the environment variable.
     type: str
-    required: true
     env:
       - name: NUBES_API_TOKEN
   validate_certs:
@@ -189,23 +189,19 @@ api_endpoint: https://lk-api-gateway.ngcloud.ru/api/v1/svc
 api_token: "{{ nubes_api_token }}"
 """
 
-import hashlib
-import json
-from typing import Any, Dict, List, Optional
+import hashlib  # noqa: E402  (inventory plugins document before importing)
+import json  # noqa: E402
+from typing import Any, Dict, List, Optional  # noqa: E402
 
-from ansible.errors import AnsibleError, AnsibleParserError
-from ansible.module_utils.common.text.converters import to_text
-from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
+from ansible.errors import AnsibleError, AnsibleParserError  # noqa: E402
+from ansible.module_utils.common.text.converters import to_text  # noqa: E402
+from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable  # noqa: E402
 
-from ansible_collections.nubes.cloud.plugins.module_utils.inventory.catalogue import load_catalogue
-from ansible_collections.nubes.cloud.plugins.module_utils.inventory.hostnames import safe_hostname, unique_hostnames
-from ansible_collections.nubes.cloud.plugins.module_utils.inventory.reader import (
-    InventoryApi,
-    Selection,
-    read_hosts,
-)
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
+from ansible_collections.nubes.cloud.plugins.module_utils.inventory.catalogue import load_catalogue  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.inventory.hostnames import safe_hostname, unique_hostnames  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.inventory.reader import InventoryApi, Selection, read_hosts  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError  # noqa: E402
 
 try:  # ansible-core 2.19+: variables from inventory plugins are never trusted as templates
     import ansible.module_utils.datatag  # noqa: F401  pylint: disable=unused-import
@@ -298,7 +294,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             data = self._cache[key]
         except KeyError:
             return None
-        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(data.get("hosts"), list):
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != CACHE_VERSION
+            or not isinstance(data.get("hosts"), list)
+        ):
             return None
         return data["hosts"]
 
@@ -322,7 +322,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def _populate(self, records: List[Dict[str, Any]]) -> None:
         strict = self.get_option("strict")
-        wanted = [(safe_hostname(self._preferred_name(r, strict), r["instance_uid"]), r["instance_uid"]) for r in records]
+        wanted = [
+            (safe_hostname(self._preferred_name(r, strict), r["instance_uid"]), r["instance_uid"]) for r in records
+        ]
         names, clashes = unique_hostnames(wanted)
         if clashes:
             shown = ", ".join(clashes[:5]) + (f" and {len(clashes) - 5} more" if len(clashes) > 5 else "")

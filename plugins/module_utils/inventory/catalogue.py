@@ -9,11 +9,11 @@ shows up in the inventory without a change here.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import lookup_dotted
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 
@@ -87,19 +87,29 @@ class Catalogue:
         return chosen
 
 
-_CATALOGUE: Optional[Catalogue] = None
-
-
+@functools.lru_cache(maxsize=1)
 def load_catalogue() -> Catalogue:
-    """Import every generated `module_utils/services/<name>.py` once and index its SERVICE."""
-    global _CATALOGUE  # noqa: PLW0603 - one catalogue per process, built on first use
-    if _CATALOGUE is None:
-        package = importlib.import_module(SERVICES_PACKAGE)
-        entries = []
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-            spec = getattr(importlib.import_module(f"{SERVICES_PACKAGE}.{info.name}"), "SERVICE", None)
-            if isinstance(spec, Mapping):
-                entries.append(ServiceEntry(spec))
-        _CATALOGUE = Catalogue(entries)
-    return _CATALOGUE
+    """Import every generated `module_utils/services/<name>.py` (once per process) and index its SERVICE."""
+    package = importlib.import_module(SERVICES_PACKAGE)
+    entries = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        spec = getattr(importlib.import_module(f"{SERVICES_PACKAGE}.{info.name}"), "SERVICE", None)
+        if isinstance(spec, Mapping):
+            entries.append(ServiceEntry(spec))
+    return Catalogue(entries)
 
+
+def lookup_dotted(data: Mapping[str, Any], code: str) -> Any:
+    """`a.b.c` in a nested mapping (or a flat key holding the dots); None when absent.
+
+    The same reading as `nubes.context.lookup_dotted`; not imported from there because context.py brings the
+    state backends and the operation executor along (+70 ms on every inventory run, measured with -X importtime).
+    """
+    if code in data:
+        return data[code]
+    current: Any = data
+    for part in code.split("."):
+        if not isinstance(current, Mapping) or part not in current:
+            return None
+        current = current[part]
+    return current

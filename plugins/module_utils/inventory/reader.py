@@ -70,8 +70,9 @@ class Selection:
                 continue
             secret_or_unknown = [c for c in codes if c not in entry.public_outputs]
             if secret_or_unknown:
+                named = ", ".join(map(repr, secret_or_unknown))
                 raise InputError(
-                    f"ansible_host_outputs: {entry.name} has no public output {', '.join(map(repr, secret_or_unknown))}; "
+                    f"ansible_host_outputs: {entry.name} has no public output {named}; "
                     f"its outputs are: {', '.join(entry.public_outputs) or 'none'} (secret outputs are never used)"
                 )
             self.host_outputs[service_id] = tuple(codes)
@@ -124,8 +125,8 @@ class InventoryApi(DeckApi):
         results = [Instance(item) for item in body["results"] if isinstance(item, dict)]
         if service_id is not None:  # tolerate a server that ignores the filter
             results = [i for i in results if i.service_id in (None, service_id)]
-        total = body.get("total", body.get("totalCount"))  # both keys occur (deck-api 2.1)
-        return results, int(total) if str(total).isdigit() else None
+        total = str(body.get("total", body.get("totalCount")))  # both keys occur (deck-api 2.1)
+        return results, int(total) if total.isdigit() else None
 
 
 def read_hosts(api: InventoryApi, selection: Selection, concurrency: int = 8) -> List[Dict[str, Any]]:

@@ -16,8 +16,9 @@ from tests.emulator import EmulatorServer
 from tests.integration.inventory.runner import InventoryRunner
 from tests.integration.inventory.seed import Seed, Seeder
 
-S3, POSTGRES, REDIS, DUMMY, KAFKA, VC_ORG = 12, 90, 91, 1, 116, 19
+S3, POSTGRES, REDIS, DUMMY, KAFKA, PGADMIN, VC_ORG = 12, 90, 91, 1, 116, 96, 19
 PG_REALM = "k8s-3.ext.nubes.ru"
+PGADMIN_PASSWORD = "pgadmin-Secret-0815"  # a secret param: must never reach the inventory
 
 
 @dataclass
@@ -29,7 +30,7 @@ class World:
 
     def secrets(self) -> list[str]:
         """Every secret output value the emulator generated (state.out of secret outputs)."""
-        found: list[str] = []
+        found: list[str] = [PGADMIN_PASSWORD]
         for inst in self.emu.instances():
             out = (inst.get("state") or {}).get("out") or {}
             for key in ("adminPass", "standbyPass", "secretKey", "password"):
@@ -56,6 +57,7 @@ def seed_world(emu: EmulatorServer) -> dict[str, str]:
             "cyrillic": Seed(DUMMY, "База-1", {"resourceRealm": "dummy"}),
             "placeholder": Seed(DUMMY, "placeholder", operations=()),
             "org": Seed(VC_ORG, "org-1"),
+            "pgadmin": Seed(PGADMIN, "admin-ui", {"resourceRealm": PG_REALM, "password": PGADMIN_PASSWORD}),
         }
         seeder.seed(list(seeds.values()))
         emu.configure(durations={"kafka.create": 86400})

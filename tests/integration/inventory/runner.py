@@ -125,7 +125,12 @@ class InventoryRunner:
         since = self.emu.last_seq
         command = [str(BIN / "ansible-inventory"), "-i", str(path), "--graph" if graph else "--list", *args]
         proc = subprocess.run(
-            command, cwd=self.workdir, env=self.env(**(env or {})), capture_output=True, text=True, check=False,
+            command,
+            cwd=self.workdir,
+            env=self.env(**(env or {})),
+            capture_output=True,
+            text=True,
+            check=False,
             timeout=TIMEOUT,
         )
         requests = [r for r in self.emu.requests(since=since) if "/_emulator" not in r["path"]]

@@ -54,10 +54,15 @@ def test_host_vars_are_the_live_instance_without_secrets(world: World, inventory
             for part in code.split("."):
                 node = node[part]
             assert value == node
-    statuses = {key: run.hostvars[run.host_of(world.uids[key])]["status"] for key in
-                ("orders", "sleepy", "broken", "placeholder", "slow")}
+    statuses = {
+        key: run.hostvars[run.host_of(world.uids[key])]["status"]
+        for key in ("orders", "sleepy", "broken", "placeholder", "slow")
+    }
     assert statuses == {
-        "orders": "running", "sleepy": "suspended", "broken": "failed", "placeholder": "not_created",
+        "orders": "running",
+        "sleepy": "suspended",
+        "broken": "failed",
+        "placeholder": "not_created",
         "slow": "creating",
     }
     for secret in world.secrets():
@@ -96,7 +101,10 @@ def test_hostnames_work_as_host_patterns(world: World, inventory: InventoryRunne
     proc = subprocess.run(
         [str(BIN / "ansible"), "all", "-i", str(path), "--list-hosts", "--limit", "reports_db__v2_,База-1,cache"],
         env=inventory.env(ANSIBLE_INVENTORY_UNPARSED_FAILED="true"),
-        capture_output=True, text=True, check=False, timeout=300,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     listed = {line.strip() for line in proc.stdout.splitlines()[1:] if line.strip()}

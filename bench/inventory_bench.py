@@ -1,0 +1,176 @@
+"""Inventory benchmark: `ansible-inventory --list` over 1,000 Nubes instances (writes bench/results/inventory.json).
+
+The emulator holds 1,000 running instances of four services (postgres with an address output, redis, flask,
+dummy; one s3 that the postgres instances reference). Each case runs the real `ansible-inventory -i
+<file>.nubes.yml --list` and records its wall time and the deck-api calls the emulator logged:
+
+- floor: the same 1,000 hosts with the same variables in a static YAML inventory (Ansible's own cost);
+- details: the default (paged list + one `GET /instances/{uid}` per instance, 8 at a time);
+- list only: `instance_details: false` (the paged list alone);
+- cached: the second run with the standard cache on (no API call);
+- with 20 ms of latency on every instance read (a remote API instead of loopback), `concurrency` 8 against 1.
+
+Run: .venv/bin/python bench/inventory_bench.py [--instances 1000]  (BENCH_QUICK=1: fewer rounds)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchlib import BIN, ROOT, api_calls, ensure_repo_on_path, quick, save, summary
+
+ensure_repo_on_path()
+
+from tests.emulator import EmulatorServer  # noqa: E402
+from tests.integration.inventory.runner import plain  # noqa: E402
+from tests.integration.inventory.seed import Seed, Seeder  # noqa: E402
+
+TARGET_SECONDS = 10.0  # 1,000 instances with details; justified in docs/benchmarks.md (analysis)
+LATENCY_MS = 20
+REALM = "k8s-3.ext.nubes.ru"
+
+
+def seed(emu: EmulatorServer, instances: int) -> None:
+    """instances - 1 of postgres, redis, flask and dummy in turn, plus the s3 the postgres ones use."""
+    with Seeder(emu.endpoint, emu.token) as seeder:
+        s3 = Seed(12, "bench-s3", {"resourceRealm": "s3.nubes.ru", "displayName": "bench-s3"})
+        seeder.seed([s3])
+        kinds = [
+            (90, {"resourceRealm": REALM, "s3Uid": s3.uid}),
+            (91, {"resourceRealm": REALM}),
+            (89, {"resourceRealm": REALM, "gitPath": "https://git.example.org/app.git"}),
+            (1, {"resourceRealm": "dummy"}),
+        ]
+        seeds = []
+        for n in range(instances - 1):
+            service_id, params = kinds[n % len(kinds)]
+            seeds.append(Seed(service_id, f"bench-{n:04d}", params))
+        seeder.seed(seeds)
+
+
+class Runner:
+    def __init__(self, emu: EmulatorServer, workdir: Path) -> None:
+        self.emu = emu
+        self.workdir = workdir
+        self.env = dict(os.environ)
+        self.env.update(
+            ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".collections"),
+            ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
+            ANSIBLE_INVENTORY_UNPARSED_FAILED="true",
+            NUBES_API_ENDPOINT=emu.endpoint,
+            NUBES_API_TOKEN=emu.token,
+            PATH=f"{BIN}{os.pathsep}{self.env.get('PATH', '')}",
+        )
+
+    def run(self, source: Path) -> tuple[float, int, str]:
+        """Wall time, deck-api calls and stdout of one `ansible-inventory --list`."""
+        since = self.emu.last_seq
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [str(BIN / "ansible-inventory"), "-i", str(source), "--list"],
+            env=self.env,
+            cwd=self.workdir,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=1800,
+        )
+        wall = time.perf_counter() - start
+        if proc.returncode != 0:
+            raise RuntimeError(f"ansible-inventory -i {source} failed:\n{proc.stderr[-4000:]}")
+        return wall, len(api_calls(self.emu.requests(since=since))), proc.stdout
+
+    def config(self, name: str, **options: Any) -> Path:
+        path = self.workdir / f"{name}.nubes.yml"
+        path.write_text(yaml.safe_dump({"plugin": "nubes.cloud.nubes", **options}), encoding="utf-8")
+        return path
+
+
+def static_floor(workdir: Path, listed: str) -> Path:
+    """A static YAML inventory with the hosts, groups and variables the plugin produced."""
+    data = plain(json.loads(listed))
+    hostvars = data.pop("_meta")["hostvars"]
+    groups: dict[str, Any] = {}
+    for name, entry in data.items():
+        if name in ("all", "ungrouped"):
+            continue
+        groups[name] = {"hosts": {h: None for h in entry.get("hosts", [])}}
+    inventory = {"all": {"hosts": hostvars, "children": groups}}
+    path = workdir / "static.yml"
+    path.write_text(yaml.safe_dump(inventory, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instances", type=int, default=1000)
+    args = parser.parse_args()
+    rounds = 3 if quick() else 5
+    started = time.perf_counter()
+    walls: dict[str, list[float]] = {}
+    calls: dict[str, int] = {}
+    with EmulatorServer(seed=3, op_duration=0.05) as emu, tempfile.TemporaryDirectory(prefix="nubes-inv-") as tmp:
+        workdir = Path(tmp)
+        seed_started = time.perf_counter()
+        seed(emu, args.instances)
+        seed_seconds = time.perf_counter() - seed_started
+        runner = Runner(emu, workdir)
+        sources = {
+            "details": runner.config("details"),
+            "list only": runner.config("list", instance_details=False),
+        }
+        cache = {"cache": True, "cache_plugin": "ansible.builtin.jsonfile", "cache_timeout": 3600}
+        cached = runner.config("cached", cache_connection=str(workdir / "cache"), **cache)
+        _wall, _calls, listed = runner.run(sources["details"])
+        hosts = len(plain(json.loads(listed))["_meta"]["hostvars"])
+        if hosts != args.instances:
+            raise RuntimeError(f"inventory lists {hosts} hosts, expected {args.instances}")
+        sources["floor (static YAML)"] = static_floor(workdir, listed)
+        runner.run(cached)  # fills the cache
+        sources["cached"] = cached
+        for index in range(rounds):
+            print(f"inventory: round {index + 1}/{rounds}", flush=True)
+            for label, source in sources.items():
+                wall, count, _out = runner.run(source)
+                walls.setdefault(label, []).append(wall)
+                calls[label] = count
+        emu.set_faults([{"kind": "latency", "ms": LATENCY_MS, "path": "/instances/*", "method": "GET"}])
+        latency_rounds = 1 if quick() else 2
+        for concurrency in (8, 1):
+            label = f"details, {LATENCY_MS} ms latency, concurrency {concurrency}"
+            source = runner.config(f"latency{concurrency}", concurrency=concurrency)
+            for _index in range(latency_rounds):
+                wall, count, _out = runner.run(source)
+                walls.setdefault(label, []).append(wall)
+                calls[label] = count
+        emu.clear_faults()
+    details = summary(walls["details"], 2)
+    result: dict[str, Any] = {
+        "instances": args.instances,
+        "latency_ms": LATENCY_MS,
+        "seed_seconds": round(seed_seconds, 1),
+        "cases": {label: {"wall": summary(values, 2), "api_calls": calls[label]} for label, values in walls.items()},
+        "target_seconds": TARGET_SECONDS,
+        "target_met": details["median"] is not None and details["median"] <= TARGET_SECONDS,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    save("inventory", result)
+    for label, case in result["cases"].items():
+        print(f"  {label:45s} {case['wall']['median']:7.2f} s  {case['api_calls']:5d} API calls")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
