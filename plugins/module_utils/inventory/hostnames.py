@@ -24,8 +24,9 @@ LOCALHOST_NAMES = frozenset(("localhost", "127.0.0.1", "::1"))
 def safe_hostname(name: str, uid: str) -> str:
     """`name` with every character Ansible host patterns would misread replaced by `_`; the uid when nothing
     usable is left or the name would stand for the controller itself."""
-    text = UNSAFE_HOST_CHARACTERS.sub("_", (name or "").strip())
-    if not text.strip("_.-") or text.lower() in LOCALHOST_NAMES:
+    raw = (name or "").strip()
+    text = UNSAFE_HOST_CHARACTERS.sub("_", raw)
+    if not text.strip("_.-") or raw.lower() in LOCALHOST_NAMES:
         return uid
     return text
 
