@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -66,6 +67,12 @@ def seed(emu: EmulatorServer, instances: int) -> None:
         seeder.seed(seeds)
 
 
+def child_cpu() -> float:
+    """User + system CPU seconds of the finished child processes (the emulator is a thread, not a child)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Runner:
     def __init__(self, emu: EmulatorServer, workdir: Path) -> None:
         self.emu = emu
@@ -80,9 +87,11 @@ class Runner:
             PATH=f"{BIN}{os.pathsep}{self.env.get('PATH', '')}",
         )
 
-    def run(self, source: Path) -> tuple[float, int, str]:
-        """Wall time, deck-api calls and stdout of one `ansible-inventory --list`."""
+    def run(self, source: Path) -> tuple[float, float, int, str]:
+        """Wall time, CPU time (user + system, which unlike wall time does not grow with the machine's load),
+        deck-api calls and stdout of one `ansible-inventory --list`."""
         since = self.emu.last_seq
+        cpu_before = child_cpu()
         start = time.perf_counter()
         proc = subprocess.run(
             [str(BIN / "ansible-inventory"), "-i", str(source), "--list"],
@@ -94,9 +103,10 @@ class Runner:
             timeout=1800,
         )
         wall = time.perf_counter() - start
+        cpu = child_cpu() - cpu_before
         if proc.returncode != 0:
             raise RuntimeError(f"ansible-inventory -i {source} failed:\n{proc.stderr[-4000:]}")
-        return wall, len(api_calls(self.emu.requests(since=since))), proc.stdout
+        return wall, cpu, len(api_calls(self.emu.requests(since=since))), proc.stdout
 
     def config(self, name: str, **options: Any) -> Path:
         path = self.workdir / f"{name}.nubes.yml"
@@ -111,6 +121,7 @@ def main() -> int:
     rounds = 3 if quick() else 5
     started = time.perf_counter()
     walls: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
     calls: dict[str, int] = {}
     with EmulatorServer(seed=3, op_duration=0.05) as emu, tempfile.TemporaryDirectory(prefix="nubes-inv-") as tmp:
         workdir = Path(tmp)
@@ -124,7 +135,7 @@ def main() -> int:
         }
         cache = {"cache": True, "cache_plugin": "ansible.builtin.jsonfile", "cache_timeout": 3600}
         cached = runner.config("cached", cache_connection=str(workdir / "cache"), **cache)
-        _wall, _calls, listed = runner.run(sources["details"])
+        _wall, _cpu, _calls, listed = runner.run(sources["details"])
         hosts = len(plain(json.loads(listed))["_meta"]["hostvars"])
         if hosts != args.instances:
             raise RuntimeError(f"inventory lists {hosts} hosts, expected {args.instances}")
@@ -136,8 +147,9 @@ def main() -> int:
         for index in range(rounds):
             print(f"inventory: round {index + 1}/{rounds}", flush=True)
             for label, source in sources.items():
-                wall, count, _out = runner.run(source)
+                wall, cpu, count, _out = runner.run(source)
                 walls.setdefault(label, []).append(wall)
+                cpus.setdefault(label, []).append(cpu)
                 calls[label] = count
         emu.set_faults([{"kind": "latency", "ms": LATENCY_MS, "path": "/instances/*", "method": "GET"}])
         latency_rounds = 1 if quick() else 2
@@ -145,8 +157,9 @@ def main() -> int:
             label = f"details, {LATENCY_MS} ms latency, concurrency {concurrency}"
             source = runner.config(f"latency{concurrency}", concurrency=concurrency)
             for _index in range(latency_rounds):
-                wall, count, _out = runner.run(source)
+                wall, cpu, count, _out = runner.run(source)
                 walls.setdefault(label, []).append(wall)
+                cpus.setdefault(label, []).append(cpu)
                 calls[label] = count
         emu.clear_faults()
     ratios = [d / c for d, c in zip(walls["details"], walls["cached"])]
@@ -157,7 +170,10 @@ def main() -> int:
         "instances": args.instances,
         "latency_ms": LATENCY_MS,
         "seed_seconds": round(seed_seconds, 1),
-        "cases": {label: {"wall": summary(values, 2), "api_calls": calls[label]} for label, values in walls.items()},
+        "cases": {
+            label: {"wall": summary(values, 2), "cpu": summary(cpus[label], 2), "api_calls": calls[label]}
+            for label, values in walls.items()
+        },
         "details_over_cached": summary(ratios, 2),
         "concurrency_speedup": summary(speedups, 2),
         "targets": {
@@ -174,7 +190,8 @@ def main() -> int:
     }
     save("inventory", result)
     for label, case in result["cases"].items():
-        print(f"  {label:45s} {case['wall']['median']:7.2f} s  {case['api_calls']:5d} API calls")
+        wall, cpu = case["wall"]["median"], case["cpu"]["median"]
+        print(f"  {label:45s} {wall:7.2f} s wall {cpu:7.2f} s CPU {case['api_calls']:5d} API calls")
     return 0
 
 
