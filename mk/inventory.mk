@@ -18,7 +18,7 @@ inventory-lint: venv ## inventory plugin: ruff, mypy, ansible-lint on the exampl
 	$(BIN)/ruff check $(INVENTORY_PY)
 	$(BIN)/ruff format --check $(INVENTORY_PY)
 	$(BIN)/mypy plugins/module_utils/inventory tests/unit/inventory tests/integration/inventory bench/inventory_bench.py
-	$(BIN)/ansible-lint examples/inventory docs/awx
+	$(BIN)/ansible-lint examples/inventory examples/inventory-report.yml examples/inventory-postgres-info.yml docs/awx
 
 inventory-doc: venv ## inventory plugin: render its documentation with ansible-doc
 	$(BIN)/ansible-doc -t inventory nubes.cloud.nubes

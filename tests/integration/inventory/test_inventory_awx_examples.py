@@ -101,8 +101,10 @@ def run_playbook(
 
 
 def test_example_report_playbook(world: World, inventory: InventoryRunner, tmp_path: Path) -> None:
-    """examples/inventory/report.yml counts the hosts per default group and lists every instance."""
-    proc = run_playbook(inventory, EXAMPLES / "report.yml", EXAMPLES / "inventory.nubes.yml", tmp_path / "home")
+    """examples/inventory-report.yml counts the hosts per default group and lists every instance."""
+    proc = run_playbook(
+        inventory, REPO / "examples/inventory-report.yml", EXAMPLES / "inventory.nubes.yml", tmp_path / "home"
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "service_postgres: 2" in proc.stdout
     assert "status_suspended: 1" in proc.stdout
@@ -110,9 +112,11 @@ def test_example_report_playbook(world: World, inventory: InventoryRunner, tmp_p
 
 
 def test_example_postgres_info_playbook(world: World, inventory: InventoryRunner, tmp_path: Path) -> None:
-    """examples/inventory/postgres-info.yml runs nubes.cloud.postgres_info for each postgres host by its
+    """examples/inventory-postgres-info.yml runs nubes.cloud.postgres_info for each postgres host by its
     instance_uid (delegated to the controller)."""
-    proc = run_playbook(inventory, EXAMPLES / "postgres-info.yml", EXAMPLES / "inventory.nubes.yml", tmp_path / "home")
+    proc = run_playbook(
+        inventory, REPO / "examples/inventory-postgres-info.yml", EXAMPLES / "inventory.nubes.yml", tmp_path / "home"
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok=2" in proc.stdout
     assert "orders_db (running): users" in " ".join(proc.stdout.split())
