@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.emulator import EmulatorServer
-from tests.integration.inventory.runner import InventoryRunner
+from tests.integration.inventory.runner import InventoryRun, InventoryRunner
 from tests.integration.inventory.seed import Seed, Seeder
 
 S3, POSTGRES, REDIS, DUMMY, KAFKA, PGADMIN, VC_ORG = 12, 90, 91, 1, 116, 96, 19
@@ -87,3 +87,12 @@ def world(inventory_world: World) -> Iterator[World]:
 @pytest.fixture
 def inventory(world: World, tmp_path: Path) -> InventoryRunner:
     return InventoryRunner(world.emu, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def default_run(inventory_world: World, tmp_path_factory: pytest.TempPathFactory) -> InventoryRun:
+    """One `ansible-inventory --list` of `plugin: nubes.cloud.nubes` alone (every default), with the requests it
+    made; shared by the tests that only read its result."""
+    inventory_world.emu.clear_faults()
+    runner = InventoryRunner(inventory_world.emu, tmp_path_factory.mktemp("default-run"))
+    return runner.ok({"plugin": "nubes.cloud.nubes"})

@@ -14,7 +14,7 @@ import pytest
 
 from tests.emulator import EmulatorServer
 from tests.integration.inventory.conftest import DUMMY, World
-from tests.integration.inventory.runner import InventoryRunner
+from tests.integration.inventory.runner import InventoryRun, InventoryRunner
 from tests.integration.inventory.seed import Seed, Seeder
 from tests.integration.inventory.test_inventory_hosts import DEFAULT, live_instances
 
@@ -25,10 +25,10 @@ def detail_uids(run_calls: list[dict[str, object]]) -> set[str]:
     return {str(r["path"]).rsplit("/", 1)[-1] for r in run_calls}
 
 
-def test_default_run_lists_once_and_reads_each_live_instance_once(world: World, inventory: InventoryRunner) -> None:
+def test_default_run_lists_once_and_reads_each_live_instance_once(world: World, default_run: InventoryRun) -> None:
     """Every service selected: one unfiltered list page (the world has < 100 instances), then one GET per live
     instance of a known service: none for the deleted one or the vc_org instance; nothing else at all."""
-    run = inventory.ok(DEFAULT)
+    run = default_run
     assert [r["query"] for r in run.list_calls] == [{"page": "1", "pageSize": "100"}]
     assert len(run.detail_calls) == len(live_instances(world))
     assert detail_uids(run.detail_calls) == set(live_instances(world))
@@ -73,10 +73,12 @@ def test_services_filter_lists_per_service(world: World, inventory: InventoryRun
     assert [r["query"]["serviceId"] for r in short.list_calls] == ["1"]
 
 
-def test_legacy_endpoint_style_gives_the_same_inventory(world: World, inventory: InventoryRunner) -> None:
+def test_legacy_endpoint_style_gives_the_same_inventory(
+    world: World, inventory: InventoryRunner, default_run: InventoryRun
+) -> None:
     """P9/P10: the legacy proxy endpoint (index.cfm?endpoint=/path) and the gateway give the same hosts and
     vars with the same number of calls; the log shows the legacy form."""
-    gateway = inventory.ok(DEFAULT)
+    gateway = default_run
     legacy = inventory.ok(DEFAULT, env={"NUBES_API_ENDPOINT": world.emu.legacy_endpoint})
     assert legacy.hostvars == gateway.hostvars
     assert {r["form"] for r in legacy.requests} == {"legacy"}
@@ -100,9 +102,9 @@ def test_transient_faults_are_retried_like_the_modules(world: World, inventory: 
     assert len(run.detail_calls) == len(live_instances(world)) + 1
 
 
-def test_concurrency_one_reads_the_same(world: World, inventory: InventoryRunner) -> None:
+def test_concurrency_one_reads_the_same(world: World, inventory: InventoryRunner, default_run: InventoryRun) -> None:
     """Detail reads one at a time give the same inventory as the default 8 at a time."""
-    assert inventory.ok({**DEFAULT, "concurrency": 1}).hostvars == inventory.ok(DEFAULT).hostvars
+    assert inventory.ok({**DEFAULT, "concurrency": 1}).hostvars == default_run.hostvars
 
 
 @pytest.fixture(scope="module")

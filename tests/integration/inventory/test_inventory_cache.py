@@ -44,7 +44,7 @@ def test_expired_cache_reads_the_api_again(world: World, inventory: InventoryRun
     """Once the cache entry is older than cache_timeout the API is read again (the jsonfile cache ages its
     entries by file time: the entry is made 61 s old instead of sleeping)."""
     cache_dir = tmp_path / "cache"
-    config = cached(cache_dir, timeout=60)
+    config = cached(cache_dir, timeout=60, instance_details=False)
     assert inventory.ok(config).requests
     assert inventory.ok(config).requests == []
     old = time.time() - 61
@@ -67,9 +67,9 @@ def test_cache_key_follows_endpoint_and_selection(world: World, inventory: Inven
     """A cached answer is only reused for the same endpoint and the same selection: another endpoint or other
     services read the API (the token is not part of the key, so a refreshed token keeps the cache)."""
     cache_dir = tmp_path / "cache"
-    assert inventory.ok(cached(cache_dir)).requests
-    assert inventory.ok(cached(cache_dir), env={"NUBES_API_ENDPOINT": world.emu.legacy_endpoint}).requests
-    assert inventory.ok(cached(cache_dir, services=["postgres"])).requests
-    assert inventory.ok(cached(cache_dir, services=["postgres"])).requests == []
+    config = cached(cache_dir, instance_details=False)
+    assert inventory.ok(config).requests
+    assert inventory.ok(config, env={"NUBES_API_ENDPOINT": world.emu.legacy_endpoint}).requests
+    assert inventory.ok({**config, "services": ["postgres"]}).requests
     refreshed = world.emu.mint_token(ttl=3600)
-    assert inventory.ok(cached(cache_dir), env={"NUBES_API_TOKEN": refreshed}).requests == []
+    assert inventory.ok(config, env={"NUBES_API_TOKEN": refreshed}).requests == []

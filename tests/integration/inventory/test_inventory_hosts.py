@@ -9,7 +9,7 @@ from typing import Any
 from ansible_collections.nubes.cloud.plugins.module_utils.inventory.catalogue import load_catalogue
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import as_text, normalize_status
 from tests.integration.inventory.conftest import World
-from tests.integration.inventory.runner import BIN, InventoryRunner
+from tests.integration.inventory.runner import BIN, InventoryRun, InventoryRunner
 
 DEFAULT = {"plugin": "nubes.cloud.nubes"}
 
@@ -20,9 +20,9 @@ def live_instances(world: World) -> dict[str, dict[str, Any]]:
     return {i["instanceUid"]: i for i in world.emu.instances() if not i["isDeleted"] and i["serviceId"] in known}
 
 
-def test_one_host_per_live_instance_of_the_collections_services(world: World, inventory: InventoryRunner) -> None:
+def test_one_host_per_live_instance_of_the_collections_services(world: World, default_run: InventoryRun) -> None:
     """Every live instance of a known service is a host; deleted ones and unknown services (vc_org 19) are not."""
-    run = inventory.ok(DEFAULT)
+    run = default_run
     uids = {v["instance_uid"] for v in run.hostvars.values()}
     assert uids == set(live_instances(world))
     assert len(run.hosts) == len(uids)
@@ -30,10 +30,10 @@ def test_one_host_per_live_instance_of_the_collections_services(world: World, in
     assert world.uids["org"] not in uids
 
 
-def test_host_vars_are_the_live_instance_without_secrets(world: World, inventory: InventoryRunner) -> None:
+def test_host_vars_are_the_live_instance_without_secrets(world: World, default_run: InventoryRun) -> None:
     """instance_uid, resource_name, service, status, status_raw, resource_realm, params and outputs equal what
     the emulator holds; secret params and outputs are left out."""
-    run = inventory.ok(DEFAULT)
+    run = default_run
     catalogue = load_catalogue()
     for uid, live in live_instances(world).items():
         entry = catalogue.by_id[live["serviceId"]]
@@ -79,10 +79,10 @@ def test_secrets_never_appear_even_verbose(world: World, inventory: InventoryRun
         assert secret not in run.stderr
 
 
-def test_hostnames_safe_unique_and_stable_for_the_oldest(world: World, inventory: InventoryRunner) -> None:
+def test_hostnames_safe_unique_and_stable_for_the_oldest(world: World, default_run: InventoryRun) -> None:
     """Display names become host names: unsafe characters -> `_`, localhost -> uid, a duplicate name keeps the
     oldest instance's host name and suffixes the later one with 8 hex digits of its uid (with a warning)."""
-    run = inventory.ok(DEFAULT)
+    run = default_run
     uids = world.uids
     assert run.host_of(uids["orders"]) == "orders_db"
     assert run.host_of(uids["reports"]) == "reports_db__v2_"
@@ -111,10 +111,10 @@ def test_hostnames_work_as_host_patterns(world: World, inventory: InventoryRunne
     assert listed == {"reports_db__v2_", "База-1", "cache"}
 
 
-def test_ansible_host_from_the_first_address_output(world: World, inventory: InventoryRunner) -> None:
+def test_ansible_host_from_the_first_address_output(world: World, default_run: InventoryRun) -> None:
     """ansible_host = the first public address output with a value: postgres externalConnect.master.fqdn;
     services without an address output (redis) get none."""
-    run = inventory.ok(DEFAULT)
+    run = default_run
     live = live_instances(world)
     orders = run.hostvars[run.host_of(world.uids["orders"])]
     assert orders["ansible_host"] == live[world.uids["orders"]]["state"]["out"]["externalConnect"]["master"]["fqdn"]
@@ -131,9 +131,11 @@ def test_ansible_host_outputs_choose_per_service(world: World, inventory: Invent
     assert "ansible_host" not in run.hostvars[run.host_of(world.uids["orders"])]
 
 
-def test_default_groups_by_service_and_status(world: World, inventory: InventoryRunner) -> None:
+def test_default_groups_by_service_and_status(
+    world: World, inventory: InventoryRunner, default_run: InventoryRun
+) -> None:
     """service_<service> and status_<status> hold exactly the matching hosts; default_groups: false drops them."""
-    run = inventory.ok(DEFAULT)
+    run = default_run
     for service in ("postgres", "redis", "dummy", "s3", "kafka"):
         expected = {h for h, v in run.hostvars.items() if v["service"] == service}
         assert expected
@@ -142,9 +144,10 @@ def test_default_groups_by_service_and_status(world: World, inventory: Inventory
         expected = {h for h, v in run.hostvars.items() if v["status"] == status}
         assert expected
         assert run.group(f"status_{status}") == expected
-    plain_run = inventory.ok({**DEFAULT, "default_groups": False})
+    plain_run = inventory.ok({**DEFAULT, "default_groups": False, "instance_details": False})
     assert not {g for g in plain_run.groups if g.startswith(("service_", "status_"))}
     assert plain_run.hosts == run.hosts
+    assert {h: v["status"] for h, v in plain_run.hostvars.items()} == {h: v["status"] for h, v in run.hostvars.items()}
 
 
 def test_graph_shows_the_groups(world: World, inventory: InventoryRunner) -> None:
