@@ -215,6 +215,13 @@ except ImportError:  # older ansible-core: mark API data unsafe so a display nam
 CACHE_VERSION = 1
 
 
+def valid_record(record: Any) -> bool:
+    """A cached host record has at least what host names and default groups are made from."""
+    return isinstance(record, dict) and all(
+        isinstance(record.get(k), str) for k in ("instance_uid", "service", "status")
+    )
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     NAME = "nubes.cloud.nubes"
 
@@ -294,13 +301,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             data = self._cache[key]
         except KeyError:
             return None
-        if (
-            not isinstance(data, dict)
-            or data.get("version") != CACHE_VERSION
-            or not isinstance(data.get("hosts"), list)
-        ):
-            return None
-        return data["hosts"]
+        hosts = data.get("hosts") if isinstance(data, dict) and data.get("version") == CACHE_VERSION else None
+        if not isinstance(hosts, list) or not all(valid_record(h) for h in hosts):
+            return None  # another format or a damaged file: read the API again
+        return hosts
 
     # -- API --------------------------------------------------------------------------------------
 

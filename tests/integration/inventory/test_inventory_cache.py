@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -73,3 +74,17 @@ def test_cache_key_follows_endpoint_and_selection(world: World, inventory: Inven
     assert inventory.ok({**config, "services": ["postgres"]}).requests
     refreshed = world.emu.mint_token(ttl=3600)
     assert inventory.ok(config, env={"NUBES_API_TOKEN": refreshed}).requests == []
+
+
+def test_damaged_cache_entry_is_read_again_from_the_api(
+    world: World, inventory: InventoryRunner, tmp_path: Path
+) -> None:
+    """A cache entry of another format (or a damaged one) is not trusted: the API is read and the hosts are right."""
+    cache_dir = tmp_path / "cache"
+    config = cached(cache_dir, instance_details=False)
+    first = inventory.ok(config)
+    for entry in cache_dir.iterdir():
+        entry.write_text(json.dumps({"version": 1, "hosts": [{"instance_uid": 7}]}), encoding="utf-8")
+    again = inventory.ok(config)
+    assert again.requests
+    assert again.hostvars == first.hostvars
