@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the collection tarball, check that it holds what users need and none of the development
-# files, install it into a temporary collections path and list its modules from there.
+# files, install it into a temporary collections path and list its modules and inventory plugins from there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
@@ -45,4 +45,11 @@ if [ "$listed" -ne "$expected" ]; then
   echo "package: the installed collection lists $listed modules, the repository has $expected" >&2
   exit 1
 fi
-echo "package: installed into a temporary path; ansible-doc lists $listed module(s) from it"
+inventories=$(find plugins/inventory -maxdepth 1 -name '*.py' ! -name '__init__.py' 2>/dev/null | wc -l)
+listed_inventories=$(ANSIBLE_COLLECTIONS_PATH="$work/installed" ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false \
+  "$BIN/ansible-doc" -t inventory -l nubes.cloud -j | "$BIN/python" -c 'import json,sys; print(len(json.load(sys.stdin)))')
+if [ "$listed_inventories" -ne "$inventories" ]; then
+  echo "package: the installed collection lists $listed_inventories inventory plugins, the repository has $inventories" >&2
+  exit 1
+fi
+echo "package: installed into a temporary path; ansible-doc lists $listed module(s) and $listed_inventories inventory plugin(s) from it"
