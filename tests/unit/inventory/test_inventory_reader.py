@@ -1,9 +1,9 @@
 """The inventory's reading rules against a stub that answers as deck-api.md documents the real API.
 
 The emulator's list items carry `explainedStatus`; the real API's documented list items do not (deck-api.md
-2.1: `instanceUid, displayName, isDeleted, lastOperation, lastOperationUid`, plus `serviceId, svc`), and no
-list item carries `state`. This stub answers exactly that, so the "details only when needed" rule is proved
-for both shapes (the emulator shape in tests/integration/inventory).
+2.1 and 4.1: `instanceUid, displayName, isDeleted, lastOperation, lastOperationUid, instanceConfigDtCreated`,
+plus `serviceId, svc`), and no list item carries `state`. This stub answers exactly that, so the "details only
+when needed" rule is proved for both shapes (the emulator shape in tests/integration/inventory).
 """
 
 from __future__ import annotations
@@ -27,7 +27,16 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import Ret
 
 ENDPOINT = "https://deck.example.test/api/v1/svc"
 TOKEN = "token-for-unit-tests"
-LIST_FIELDS = ("instanceUid", "displayName", "isDeleted", "lastOperation", "lastOperationUid", "serviceId", "svc")
+LIST_FIELDS = (
+    "instanceUid",
+    "displayName",
+    "isDeleted",
+    "lastOperation",
+    "lastOperationUid",
+    "instanceConfigDtCreated",
+    "serviceId",
+    "svc",
+)
 
 
 class RealShapedDeck:
