@@ -159,6 +159,33 @@ def targets(data: Dict[str, Dict[str, Any]]) -> Tuple[str, List[str]]:
                         ok(k8s >= 10 and (k8s_noop or 0) >= 10),
                     ]
                 )
+    inv = data.get("inventory")
+    if inv:
+        n = f"{inv['instances']:,}"
+        details = inv["cases"]["details"]["wall"]["median"]
+        rows.append(
+            [
+                f"inventory: `ansible-inventory --list` of {n} instances with details <= 10 s",
+                f"{num(details)} s",
+                ok(details <= inv["targets"]["details_seconds"]),
+            ]
+        )
+        ratio = inv["details_over_cached"]["median"]
+        rows.append(
+            [
+                f"inventory: {n} instances with details <= 1.5x the same run from the cache",
+                f"{num(ratio)}x",
+                ok(ratio <= inv["targets"]["details_over_cached"]),
+            ]
+        )
+        speedup = inv["concurrency_speedup"]["median"]
+        rows.append(
+            [
+                f"inventory: {inv['latency_ms']} ms per read, concurrency 8 >= 2.5x faster than 1",
+                f"{num(speedup)}x",
+                ok(speedup >= inv["targets"]["concurrency_speedup"]),
+            ]
+        )
     gen = data.get("generator")
     if gen:
         cold = gen["cold_round_seconds"]["median"]
@@ -415,6 +442,38 @@ def scale_section(scale: Dict[str, Any]) -> str:
     return "".join(out)
 
 
+def inventory_section(inv: Dict[str, Any]) -> str:
+    cases = inv["cases"]
+    n = f"{inv['instances']:,}"
+    out = [
+        f"\n## Inventory: {n} instances\n\n"
+        f"`ansible-inventory -i <file>.nubes.yml --list` (the `nubes.cloud.nubes` plugin) over {n} running instances"
+        " of four services in the emulator on loopback, with the deck-api calls of each run (the emulator's request"
+        " log). `start` is `ansible-inventory` on an empty inventory (paid by every run); `cached` is the second run"
+        " with the standard inventory cache on; CPU time is that of the `ansible-inventory` process, which unlike"
+        " wall time does not grow with the machine's load; the last two rows add"
+        f" {inv['latency_ms']} ms to every instance read, as an API that is not on loopback would"
+        " (`bench/inventory_bench.py`; reasoning behind the targets in [inventory.md](inventory.md#performance)).\n\n"
+    ]
+    rows = [
+        [label, span(case["wall"], " s"), span(case.get("cpu"), " s"), str(case["api_calls"])]
+        for label, case in cases.items()
+    ]
+    out.append(table(["case", "wall time", "CPU time (user + system)", "API calls"], rows))
+    labels = list(cases)
+    out.append(
+        "\n"
+        + bar_chart(
+            "inventory",
+            f"ansible-inventory --list, {n} instances",
+            [label.replace(", ", "\n") for label in labels],
+            [("wall time", [cases[label]["wall"] for label in labels])],
+            "seconds",
+        )
+    )
+    return "".join(out)
+
+
 def generator_section(gen: Dict[str, Any]) -> str:
     warm = gen["warm"]
     out = [
@@ -624,6 +683,7 @@ def emulator_section(emu: Dict[str, Any]) -> str:
 SECTIONS: List[Tuple[str, Callable[[Dict[str, Any]], str]]] = [
     ("cloud", cloud_section),
     ("scale", scale_section),
+    ("inventory", inventory_section),
     ("generator", generator_section),
     ("component", component_section),
     ("emulator", emulator_section),
@@ -641,8 +701,9 @@ def render(data: Dict[str, Dict[str, Any]], analysis: str) -> str:
         "make bench                  # everything (also the generator's and engine's own bench targets)\n"
         "BENCH_QUICK=1 make bench    # fewer repetitions\n"
         "make bench-cloud            # one area: bench-cloud, bench-scale,"
-        " bench-gen, bench-component-compare, bench-emu\nmake bench-report           # rewrite this page from"
-        " bench/results/*.json only\n```\n\nTools: the bench-only venv `.cache/bench-venv` (matplotlib, for the charts)"
+        " bench-gen, bench-component-compare, bench-emu, bench-inventory\n"
+        "make bench-report           # rewrite this page from bench/results/*.json only\n```\n\n"
+        "Tools: the bench-only venv `.cache/bench-venv` (matplotlib, for the charts)"
         " and `kubernetes.core` in `.cache/bench-collections` are made by `bench/setup.sh`; nothing of it is in"
         " `make test`.\n",
         "\n## Machine\n\n" + machine_section(data),

@@ -1,12 +1,13 @@
 """Benchmark orchestrator: runs the areas, keeps each area's figures in bench/results/<area>.json and rewrites
 docs/benchmarks.md (+ charts) from every result file present.
 
-    .venv/bin/python bench/run.py [--area cloud,scale,generator,component,emulator] [--report-only]
+    .venv/bin/python bench/run.py [--area cloud,scale,generator,component,emulator,inventory] [--report-only]
     BENCH_QUICK=1 ...    fewer repetitions
 
 Areas: cloud (bench/cloud_bench.py), scale (bench/scale_bench.py), generator (bench/generator_bench.py, owned
 by the generator), component (bench/component_compare.py; needs the local control plane and starts it),
-emulator (bench/emulator_throughput.py, owned by the emulator).
+emulator (bench/emulator_throughput.py, owned by the emulator), inventory (bench/inventory_bench.py: the inventory
+plugin over 1,000 instances).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import BIN, ROOT, quick, save, summary
 
 BENCH = ROOT / "bench"
-AREAS = ("cloud", "scale", "generator", "component", "emulator")
+AREAS = ("cloud", "scale", "generator", "component", "emulator", "inventory")
 GENERATOR_LINE = re.compile(r"^\s+(?P<label>.+?)\s+best (?P<best>[0-9.]+) s\s+median (?P<median>[0-9.]+) s$")
 EMULATOR_LINE = re.compile(
     r"^(?P<label>GET \S+)\s+(?P<n>\d+) requests\s+(?P<rate>[0-9.]+) req/s\s+(?P<cpu>[0-9.]+) req per"
@@ -104,6 +105,8 @@ def run_area(area: str) -> None:
         subprocess.run([str(BIN / "python"), str(BENCH / "cloud_bench.py")], check=True)
     elif area == "scale":
         subprocess.run([str(BIN / "python"), str(BENCH / "scale_bench.py")], check=True)
+    elif area == "inventory":
+        subprocess.run([str(BIN / "python"), str(BENCH / "inventory_bench.py")], check=True)
     elif area == "component":
         subprocess.run([str(BIN / "python"), str(BENCH / "component_compare.py")], check=True)
     elif area == "generator":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the collection tarball, check that it holds what users need and none of the development
-# files, install it into a temporary collections path and list its modules from there.
+# files, install it into a temporary collections path and list its modules and inventory plugins from there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
@@ -38,11 +38,19 @@ ANSIBLE_COLLECTIONS_PATH="$work/installed" \
   "$BIN/ansible-galaxy" collection install --offline --force -p "$work/installed" "$tarball" >/dev/null
 installed="$work/installed/ansible_collections/nubes/cloud"
 [ -f "$installed/MANIFEST.json" ] || { echo "package: install did not create $installed" >&2; exit 1; }
-expected=$(find plugins/modules -maxdepth 1 -name '*.py' ! -name '__init__.py' 2>/dev/null | wc -l)
-listed=$(ANSIBLE_COLLECTIONS_PATH="$work/installed" ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false \
-  "$BIN/ansible-doc" -t module -l nubes.cloud -j | "$BIN/python" -c 'import json,sys; print(len(json.load(sys.stdin)))')
-if [ "$listed" -ne "$expected" ]; then
-  echo "package: the installed collection lists $listed modules, the repository has $expected" >&2
-  exit 1
-fi
-echo "package: installed into a temporary path; ansible-doc lists $listed module(s) from it"
+# What ansible-doc lists of one plugin type from the installed tarball must be what the repository has.
+listed() {
+  ANSIBLE_COLLECTIONS_PATH="$work/installed" ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false \
+    "$BIN/ansible-doc" -t "$1" -l nubes.cloud -j | "$BIN/python" -c 'import json,sys; print(len(json.load(sys.stdin)))'
+}
+declare -A counts
+for kind in module:modules inventory:inventory; do
+  expected=$(find "plugins/${kind#*:}" -maxdepth 1 -name '*.py' ! -name '__init__.py' 2>/dev/null | wc -l)
+  found=$(listed "${kind%%:*}")
+  if [ "$found" -ne "$expected" ]; then
+    echo "package: the installed collection lists $found ${kind%%:*} plugins, the repository has $expected" >&2
+    exit 1
+  fi
+  counts[${kind%%:*}]=$found
+done
+echo "package: installed into a temporary path; ansible-doc lists ${counts[module]} module(s) and ${counts[inventory]} inventory plugin(s) from it"
