@@ -9,7 +9,7 @@ import pytest
 
 from tests.emulator.server import EmulatorServer
 from tests.emulator.tests.api import PLAIN, Api, uid_from
-from tests.emulator.tests.helpers import running_s3, running_zone
+from tests.emulator.tests.helpers import REDIS_CREATE, running_s3, running_zone
 
 
 @pytest.mark.parametrize("status", [429, 500, 502, 503, 504])
@@ -171,7 +171,7 @@ def test_deleted_instances_keep_their_names(emu: EmulatorServer, api: Api, name:
 def test_raw_localised_statuses(emu: EmulatorServer, api: Api, name: str) -> None:
     """explainedStatus raw variants: Running / Active / Приостановлена."""
     uid = api.new_instance(91, name)
-    api.complete(uid, "create")
+    api.complete(uid, "create", REDIS_CREATE)
     emu.set_faults([{"kind": "raw_status"}])
     assert api.instance(uid)["explainedStatus"] == "Running"
     api.complete(uid, "suspend")
