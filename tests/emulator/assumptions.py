@@ -50,8 +50,11 @@ LIST_ITEM_FIELDS: Final = (
 INSTANCE_ID_FIELDS: Final = ("instanceUid",)  # identity survives `?fields=`
 OPERATION_ID_FIELDS: Final = ("instanceOperationUid",)
 
-# --- display names (emulator-contract.md: not unique by default; deleted instances keep their names) ---
-UNIQUE_DISPLAY_NAMES_DEFAULT: Final = False
+# --- display names (deck-api.md 2.1 / 5.4: 400 `not unique` for DNS, relied on by both live-tested DNS clients;
+# the seed: no uniqueness in general; deleted instances keep their names) ---
+# None: each service as its catalogue file says (`emulatorUniqueDisplayNames`: DNS zones 110 and records 111 on,
+# every other service off for lack of evidence); True / False force it for all services.
+UNIQUE_DISPLAY_NAMES_DEFAULT: Final[bool | None] = None
 UNIQUE_DISPLAY_NAME_SCOPE_INCLUDES_DELETED: Final = True
 NOT_UNIQUE_MESSAGE: Final = "displayName '{name}' is not unique for service {svc}"
 

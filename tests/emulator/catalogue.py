@@ -137,6 +137,12 @@ class Catalogue:
                 return prefix[:-1], operation[len(prefix) :]
         return None
 
+    def unique_display_names(self, sid: int) -> bool:
+        """Whether the service answers 400 `not unique` to a reused display name (`emulatorUniqueDisplayNames`:
+        a per-service catalogue fact, on for DNS zones 110 and records 111, which both live-tested DNS clients
+        rely on; off where there is no evidence)."""
+        return bool(self.services[sid].get("emulatorUniqueDisplayNames", False))
+
     def realms(self, sid: int) -> list[str]:
         return list(self.services[sid].get("resourceRealms", []))
 

@@ -115,7 +115,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME=SECONDS",
         help="per service/operation duration, e.g. postgres=3 or postgres.create=5 (repeatable)",
     )
-    serve.add_argument("--unique-display-names", action="store_true", help="answer 400 'not unique' on duplicates")
+    serve.add_argument(
+        "--unique-display-names",
+        action=argparse.BooleanOptionalAction,
+        default=A.UNIQUE_DISPLAY_NAMES_DEFAULT,
+        help="answer 400 'not unique' to a reused display name in every service (--no-...: in none); "
+        "default: per service as the catalogue says (DNS zones and records)",
+    )
     serve.add_argument(
         "--operation-id-offset",
         type=int,

@@ -257,7 +257,8 @@ class Emulator:
         )
         if not taken:
             return
-        enforce = self.settings.unique_display_names or (
+        switch = self.settings.unique_display_names  # None: the service's catalogue fact decides
+        enforce = (self.catalogue.unique_display_names(sid) if switch is None else switch) or (
             self.faults.take(("not_unique",), ctx.method, ctx.path, ctx.form, service=(sid, self.svc_short(sid)))
             is not None
         )

@@ -130,7 +130,7 @@ class EmulatorServer:
         key: str | None = None,
         faults: list[dict[str, Any]] | None = None,
         state_file: str | Path | None = None,
-        unique_display_names: bool = A.UNIQUE_DISPLAY_NAMES_DEFAULT,
+        unique_display_names: bool | None = A.UNIQUE_DISPLAY_NAMES_DEFAULT,
         host: str = "127.0.0.1",
         port: int = 0,
         clock: Clock | None = None,

@@ -30,7 +30,8 @@ def operation_id_offset_from_env(environ: Mapping[str, str] = os.environ) -> int
 class Settings:
     op_duration: float | None = None  # every operation takes this long (None: per-kind defaults)
     durations: dict[str, float] = field(default_factory=dict)  # "postgres", "postgres.create", "90.create", "create"
-    unique_display_names: bool = A.UNIQUE_DISPLAY_NAMES_DEFAULT
+    # None: per service, as the catalogue says (DNS 110/111 on); True / False: every service / none
+    unique_display_names: bool | None = A.UNIQUE_DISPLAY_NAMES_DEFAULT
     pending_fraction: float = A.PENDING_FRACTION
 
     def duration_for(self, svc_id: int, svc_short: str, operation: str) -> float:
@@ -51,7 +52,8 @@ class Settings:
         if "durations" in data:
             self.durations = {str(k): float(v) for k, v in dict(data["durations"]).items()}
         if "unique_display_names" in data:
-            self.unique_display_names = bool(data["unique_display_names"])
+            value = data["unique_display_names"]
+            self.unique_display_names = None if value is None else bool(value)
         if "pending_fraction" in data:
             fraction = float(data["pending_fraction"])
             if not 0.0 <= fraction < 1.0:
