@@ -21,14 +21,14 @@ EXCLUDED_OPERATIONS: dict[str, str] = {
     "reconcile": "sync after manual changes; the collection owns its own state (the state store)",
 }
 # API defaults of create-required params that are portal placeholders, not values to apply unasked (issue 14):
-# the spec keeps them as `placeholder` (shown in the docs) with `default: null`, so the option must be given on
-# create (the core refuses the task before any write otherwise). Param code -> why.
+# the spec keeps them (P1: API data only) as `placeholder` (shown in the docs) with `default: null`, so the option
+# must be given on create (the core refuses the task before any write otherwise). Param code -> why.
 PLACEHOLDER_DEFAULTS: dict[str, str] = {
     "domain": "the application's subdomain: the API proposes web01 for every service, so two apps would collide",
     "emails": "the administrators' e-mail addresses: the API proposes testuser1, which is not an address",
     "gitPath": "the application's repository: the API proposes somebody's test repository",
 }
-# When create and modify disagree on a param's type, the stricter one names the option's type: every value
+# P41 merge: when create and modify disagree on a param's type, the stricter one names the option's type: every value
 # travels as text, so an integer such as postgres resourceDisk (string on create, integer on modify, live data)
 # is valid for both operations, while free text would be refused by modify.
 _STRICTER_TYPES: tuple[str, ...] = ("integer", "boolean")

@@ -45,9 +45,9 @@ def sent_params(requests: list[dict[str, Any]]) -> dict[int, str]:
 
 
 def test_kafka_without_resource_options_is_an_argument_error(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
-    """Live kafka requires resourceInstances/Memory/CPU/Disk with no default: leaving them out fails with a
-    message naming each, before any write (no instance, no operation, no zero value sent); deleting does not
-    ask for them."""
+    """P35 (no zero value for a required param): live kafka requires resourceInstances/Memory/CPU/Disk with no
+    default: leaving them out fails with a message naming each, before any write (no instance, no operation, no
+    zero value sent); deleting does not ask for them."""
     name = unique("it-kafka")
     seq = emu.last_seq
     create, absent = playbook.run(
@@ -82,7 +82,8 @@ def test_kafka_with_resource_options_is_created(emu: EmulatorServer, playbook: P
 
 
 def test_postgres_create_sends_the_live_json_parameters_default(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
-    """A postgres create without json_parameters sends the live default text of jsonParameters (311)."""
+    """P35 (task value, else the API default): a postgres create without json_parameters sends the live default
+    text of jsonParameters (311)."""
     s3 = unique("it-s3")
     ok_s3 = playbook.one("s3", {"resource_name": s3, "display_name": s3, "resource_realm": REALM})
     assert not ok_s3.get("failed"), ok_s3.get("msg")
@@ -103,7 +104,7 @@ def test_postgres_create_sends_the_live_json_parameters_default(emu: EmulatorSer
 def test_reused_dns_record_name_is_refused_or_adopted(
     emu: EmulatorServer, playbook: PlaybookRunner, tmp_path: Path
 ) -> None:
-    """DNS display names are unique (400 `not unique` live): a second playbook (its own state) that reuses a
+    """P28/P24: DNS display names are unique (400 `not unique` live): a second playbook (its own state) that reuses a
     record's name gets a clear error naming the existing instance, no duplicate; with adopt_existing_on_create
     it adopts that record."""
     zone, record = unique("it-zone"), unique("it-rec")

@@ -178,7 +178,7 @@ def test_resource_page(rendered: tuple[Workspace, dict[str, Any], dict[str, str]
 def test_placeholder_default_is_documented_not_applied(
     rendered: tuple[Workspace, dict[str, Any], dict[str, str]],
 ) -> None:
-    """flask `domain`: required on create, no default in the docs, the API's placeholder named as such."""
+    """P4/P43: flask `domain`: required on create, no default in the docs, the API's placeholder named as such."""
     files = rendered[2]
     docs = yaml.safe_load(files["plugins/modules/flask.yml"])["DOCUMENTATION"]
     domain = docs["options"]["domain"]

@@ -143,13 +143,13 @@ def test_param_fields() -> None:
 
 
 def test_stricter_type_when_create_and_modify_disagree() -> None:
-    """Live data: postgres resourceDisk is a string on create and an integer on modify -> an integer option."""
+    """P41: live postgres resourceDisk is a string on create and an integer on modify -> an integer option."""
     disk = param(spec_of(90), "resourceDisk")
     assert (disk["type"], disk["default"], disk["operations"]) == ("integer", "10", {"create": 83, "modify": 94})
 
 
 def test_placeholder_defaults_are_not_applied() -> None:
-    """A create-required param whose API default is a portal placeholder (flask domain `web01`) has no default:
+    """P1/P35: a create-required param whose API default is a portal placeholder (flask domain `web01`) has no default:
     the task must give it; the placeholder is kept for the docs."""
     domain = param(spec_of(89), "domain")
     assert (domain["required"], domain["default"], domain["placeholder"]) == (True, None, "web01")
