@@ -91,6 +91,8 @@ def option_doc(
         )
     if param["default"] is not None:
         lines.append(f"When not set, the API default {_code(param['default'])} is used on create.")
+    if param.get("placeholder") is not None:
+        lines.append(f"The API proposes {_code(param['placeholder'])}, a placeholder the collection does not apply.")
     if param["ref_service_id"] is not None:
         target = registry.get(param["ref_service_id"])
         module = f"M(nubes.cloud.{target})" if target else f"service {param['ref_service_id']}"

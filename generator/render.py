@@ -118,6 +118,8 @@ def param_notes(param: dict[str, Any], registry: dict[int, str]) -> str:
         notes.append(
             f"reference to [{target}]({target}.md)" if target else f"reference to service {param['ref_service_id']}"
         )
+    if param.get("placeholder") is not None:
+        notes.append(f"API placeholder `{param['placeholder']}` not applied")
     if param["immutable"] and param["operations"]:
         notes.append("create-only (key param for adopt)")
     if param["secret"]:

@@ -20,6 +20,18 @@ EXCLUDED_OPERATIONS: dict[str, str] = {
     "recovery": "creates a new instance from backup, not a modification of existing",
     "reconcile": "sync after manual changes; the collection owns its own state (the state store)",
 }
+# API defaults of create-required params that are portal placeholders, not values to apply unasked (issue 14):
+# the spec keeps them (P1: API data only) as `placeholder` (shown in the docs) with `default: null`, so the option
+# must be given on create (the core refuses the task before any write otherwise). Param code -> why.
+PLACEHOLDER_DEFAULTS: dict[str, str] = {
+    "domain": "the application's subdomain: the API proposes web01 for every service, so two apps would collide",
+    "emails": "the administrators' e-mail addresses: the API proposes testuser1, which is not an address",
+    "gitPath": "the application's repository: the API proposes somebody's test repository",
+}
+# P41 merge: when create and modify disagree on a param's type, the stricter one names the option's type: every value
+# travels as text, so an integer such as postgres resourceDisk (string on create, integer on modify, live data)
+# is valid for both operations, while free text would be refused by modify.
+_STRICTER_TYPES: tuple[str, ...] = ("integer", "boolean")
 _SUBRESOURCE_OPERATION = re.compile(r"^(create|modify|delete)_([A-Za-z][A-Za-z0-9_]*)$")  # P13
 DATA_TYPES: tuple[str, ...] = ("string", "integer", "boolean", "array", "map-fixed", "json")
 
@@ -123,6 +135,8 @@ class MergedParam:
             self.operations[operation] = param.param_id
             if operation == "create":
                 self.required_on_create = param.required
+            if self.first.type == "string" and param.type in _STRICTER_TYPES:
+                self.first.type = param.type
         else:  # a dataDescriptor sub-param: required when any occurrence says so
             self.required_on_create = self.required_on_create or param.required
         if self.first.default is None and param.default is not None:
@@ -147,13 +161,18 @@ def param_entry(merged: MergedParam, option: str, immutable: bool, sub_reserved:
         sub_option = option_name(code, sub_reserved, taken)
         taken.add(sub_option)
         subs.append(param_entry(merged.sub_params[code], sub_option, immutable, sub_reserved))
-    return {
+    placeholder = p.default if merged.required_on_create and p.code in PLACEHOLDER_DEFAULTS else None
+    entry: dict[str, Any] = {
         "code": p.code,
         "option": option,
         "label": p.label,
         "type": p.type,
         "required": merged.required_on_create,
-        "default": p.default,
+        "default": None if placeholder is not None else p.default,
+    }
+    if placeholder is not None:
+        entry["placeholder"] = placeholder
+    return entry | {
         "choices": p.choices,
         "secret": p.secret,
         "ref_service_id": p.ref_service_id,

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -37,13 +35,12 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(REPO_ROOT))
     try:
         from tests.emulator import EmulatorServer
+        from tests.emulator.stopsignal import StopSignals
     except ImportError as exc:
         print(f"demo: the emulator (tests/emulator) is not available: {exc}", file=sys.stderr)
         return 1
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    with EmulatorServer(seed=1, op_duration=DEMO_OP_DURATION_SECONDS) as emu:
+    # lock-free handlers: an Event.set() in a handler can deadlock on the lock its own wait() holds
+    with StopSignals() as stop, EmulatorServer(seed=1, op_duration=DEMO_OP_DURATION_SECONDS) as emu:
         write_connection_file(Path(argv[1]), emu.endpoint, emu.token)
         stop.wait()
     return 0

@@ -57,7 +57,7 @@ ARGUMENT_SPEC = {
         "type": "str",
     },
     "internal_port_access": {
-        "type": "int",
+        "type": "str",
     },
     "ip_space_name": {
         "type": "str",

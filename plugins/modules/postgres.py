@@ -53,7 +53,7 @@ ARGUMENT_SPEC = {
         "type": "int",
     },
     "auto_scale_quota_gb": {
-        "type": "int",
+        "type": "str",
     },
     "auto_scale_tech_window": {
         "type": "int",

@@ -39,7 +39,7 @@ ARGUMENT_SPEC = {
         "type": "bool",
     },
     "max_size": {
-        "type": "int",
+        "type": "str",
     },
     "placement": {
         "type": "str",

@@ -50,8 +50,11 @@ LIST_ITEM_FIELDS: Final = (
 INSTANCE_ID_FIELDS: Final = ("instanceUid",)  # identity survives `?fields=`
 OPERATION_ID_FIELDS: Final = ("instanceOperationUid",)
 
-# --- display names (emulator-contract.md: not unique by default; deleted instances keep their names) ---
-UNIQUE_DISPLAY_NAMES_DEFAULT: Final = False
+# --- display names (deck-api.md 2.1 / 5.4: 400 `not unique` for DNS, relied on by both live-tested DNS clients;
+# the seed: no uniqueness in general; deleted instances keep their names) ---
+# None: each service as its catalogue file says (`emulatorUniqueDisplayNames`: DNS zones 110 and records 111 on,
+# every other service off for lack of evidence); True / False force it for all services.
+UNIQUE_DISPLAY_NAMES_DEFAULT: Final[bool | None] = None
 UNIQUE_DISPLAY_NAME_SCOPE_INCLUDES_DELETED: Final = True
 NOT_UNIQUE_MESSAGE: Final = "displayName '{name}' is not unique for service {svc}"
 
@@ -159,3 +162,28 @@ DEFAULT_REALM: Final = "k8s-3.ext.nubes.ru"  # outputs of services whose realm p
 # --- request log ---
 REDACTED: Final = "***"
 SECRET_KEY_HINTS: Final = ("pass", "secret", "token", "key")
+
+# --- the catalogue against the live data (../shared/reference/live-catalogue/, tests/test_live_fidelity.py) ---
+# The catalogue files serve the live svcOperationCfsParamId, code, isRequired and defaultValue of every param the
+# live files list, with a consistent dataType (live `string` also covers our map-fixed / array / json). The only
+# deliberate differences, "<svcId>/<operation>/<param id>[/<field>]" -> why:
+LIVE_CATALOGUE_DEVIATIONS: Final[dict[str, str]] = {
+    "90/create/1002": (
+        "tlsSettings is ours: emulator-contract.md asks for a map-fixed param with a dataDescriptor on postgres "
+        "(the live files show none), so the map-fixed paths of the collection (P36, P41) run somewhere"
+    ),
+    "90/modify/1003": (
+        "tlsSettings on modify, without s3BackupUid in its dataDescriptor: the create/modify difference P41 "
+        "needs; not in the live files, like its create twin"
+    ),
+}
+# Where the live files are silent, these stay our assumptions (catalogue/*.json; README "Catalogue"):
+LIVE_CATALOGUE_SILENT: Final = (
+    "svcOperationIds: svcId*100 + slot, except DNS records 111 (create 45, delete 46; modify 90 from CM/ED)",
+    "operations other than create/modify (delete, suspend, resume, redeploy, create_/modify_/delete_<sub>, "
+    "restart, recovery, reconcile) and their params",
+    "dataDescriptors of map-fixed/array params, choices, refSvcId, uniqueScope, isSecret",
+    "labels and man texts (ours, Russian), outputs and their emulatorValue, resourceRealms",
+    "services 19 (vc_org), 110 (dnszone), 111 (dnsrecord params), 113 (quickstart)",
+    "display-name uniqueness per service (catalogue `uniqueDisplayNames`)",
+)

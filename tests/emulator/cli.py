@@ -5,11 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import yaml
@@ -17,6 +14,8 @@ import yaml
 from tests.emulator import assumptions as A
 from tests.emulator.auth import mint_token
 from tests.emulator.server import EmulatorServer
+from tests.emulator.settings import OPERATION_ID_OFFSET_ENV, operation_id_offset_from_env
+from tests.emulator.stopsignal import StopSignals
 
 KEY_ENV = "NUBES_EMULATOR_KEY"
 
@@ -54,40 +53,37 @@ def _durations(items: list[str]) -> dict[str, float]:
 def _serve(args: argparse.Namespace) -> int:
     config = _load_fault_file(Path(args.faults)) if args.faults else {}
     seed = args.seed if args.seed is not None else int(config.get("seed", 0))
-    try:
-        emu = EmulatorServer(
-            seed=seed,
-            op_duration=args.op_duration,
-            durations=_durations(args.duration),
-            key=args.key or os.environ.get(KEY_ENV),
-            faults=list(config.get("rules", [])),
-            state_file=args.state,
-            unique_display_names=args.unique_display_names,
-            host=args.host,
-            port=args.port,
+    with StopSignals() as stop:  # before the start: a signal during start-up still ends in a clean stop
+        try:
+            offset = args.operation_id_offset
+            emu = EmulatorServer(
+                seed=seed,
+                op_duration=args.op_duration,
+                durations=_durations(args.duration),
+                key=args.key or os.environ.get(KEY_ENV),
+                faults=list(config.get("rules", [])),
+                state_file=args.state,
+                unique_display_names=args.unique_display_names,
+                host=args.host,
+                port=args.port,
+                operation_id_offset=operation_id_offset_from_env() if offset is None else offset,
+            )
+            if config.get("settings"):
+                emu.configure(**config["settings"])
+        except ValueError as exc:
+            raise SystemExit(f"cannot start the emulator: {exc}") from exc
+        emu.start()
+        print(f"NUBES_API_ENDPOINT={emu.endpoint}")
+        print(f"NUBES_API_TOKEN={emu.mint_token(args.token_ttl)}", flush=True)
+        print(
+            f"legacy endpoint: {emu.legacy_endpoint}  admin API: {emu.admin_url}  (stop with Ctrl-C)",
+            file=sys.stderr,
+            flush=True,
         )
-        if config.get("settings"):
-            emu.configure(**config["settings"])
-    except ValueError as exc:
-        raise SystemExit(f"cannot start the emulator: {exc}") from exc
-    emu.start()
-    print(f"NUBES_API_ENDPOINT={emu.endpoint}")
-    print(f"NUBES_API_TOKEN={emu.mint_token(args.token_ttl)}", flush=True)
-    print(
-        f"legacy endpoint: {emu.legacy_endpoint}  admin API: {emu.admin_url}  (stop with Ctrl-C)",
-        file=sys.stderr,
-        flush=True,
-    )
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    while not stop.wait(0.5):
-        pass
-    emu.stop()
+        if emu.operation_id_offset:
+            print(f"operation ids: catalogue + {emu.operation_id_offset}", file=sys.stderr, flush=True)
+        stop.wait()
+        emu.stop()  # closes the port and flushes the state file; later signals are only recorded
     return 0
 
 
@@ -119,7 +115,20 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME=SECONDS",
         help="per service/operation duration, e.g. postgres=3 or postgres.create=5 (repeatable)",
     )
-    serve.add_argument("--unique-display-names", action="store_true", help="answer 400 'not unique' on duplicates")
+    serve.add_argument(
+        "--unique-display-names",
+        action=argparse.BooleanOptionalAction,
+        default=A.UNIQUE_DISPLAY_NAMES_DEFAULT,
+        help="answer 400 'not unique' to a reused display name in every service (--no-...: in none); "
+        "default: per service as the catalogue says (DNS zones and records)",
+    )
+    serve.add_argument(
+        "--operation-id-offset",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"add N to every svcOperationId served (default: ${OPERATION_ID_OFFSET_ENV}, else 0)",
+    )
     serve.add_argument("--token-ttl", type=float, default=A.DEFAULT_TOKEN_TTL, help="lifetime of the printed token")
     serve.set_defaults(func=_serve)
     token = sub.add_parser("token", help="print a bearer token signed with --key")

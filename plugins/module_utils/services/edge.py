@@ -163,7 +163,7 @@ SERVICE = {
             "option": "virtual_services_count",
             "type": "integer",
             "required": False,
-            "default": None,
+            "default": "1",
             "choices": None,
             "secret": False,
             "ref_service_id": None,

@@ -193,7 +193,7 @@ SERVICE = {
         {
             "code": "internalPortAccess",
             "option": "internal_port_access",
-            "type": "integer",
+            "type": "string",
             "required": True,
             "default": "5432",
             "choices": None,

@@ -95,7 +95,7 @@ SERVICE = {
         {
             "code": "maxSize",
             "option": "max_size",
-            "type": "integer",
+            "type": "string",
             "required": True,
             "default": "-1",
             "choices": None,

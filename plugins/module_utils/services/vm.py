@@ -120,7 +120,7 @@ SERVICE = {
             "option": "ip_space_name",
             "type": "string",
             "required": False,
-            "default": None,
+            "default": "no-needed",
             "choices": None,
             "secret": False,
             "ref_service_id": None,

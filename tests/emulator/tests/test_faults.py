@@ -9,7 +9,7 @@ import pytest
 
 from tests.emulator.server import EmulatorServer
 from tests.emulator.tests.api import PLAIN, Api, uid_from
-from tests.emulator.tests.helpers import running_s3, running_zone
+from tests.emulator.tests.helpers import REDIS_CREATE, running_s3, running_zone
 
 
 @pytest.mark.parametrize("status", [429, 500, 502, 503, 504])
@@ -149,29 +149,60 @@ def test_fail_stage_filters_by_operation(emu: EmulatorServer, api: Api, name: st
     assert inst["isDeleted"] is False and inst["explainedStatus"] == "running"  # a failed delete leaves it running
 
 
+def test_display_name_uniqueness_per_service(emu: EmulatorServer, api: Api, name: str) -> None:
+    """deck-api.md 2.1/5.4: DNS zones (110) and records (111) answer 400 `... not unique` to a reused display name,
+    as both live-tested DNS clients rely on; other services allow duplicates (the seed; no evidence)."""
+    for sid in (110, 111):
+        api.new_instance(sid, name)
+        r = api.post("/instances", {"serviceId": sid, "displayName": name, "descr": ""})
+        assert r.status_code == 400 and r.json()["ERROR"].endswith("not unique for service " + str(sid)), r.text
+    api.new_instance(1, name)
+    api.new_instance(1, name)  # no uniqueness without evidence
+    assert sum(1 for i in emu.instances() if i["displayName"] == name) == 4  # nothing was created by the 400s
+
+
 def test_display_name_uniqueness_switch(emu: EmulatorServer, api: Api, name: str) -> None:
-    """deck-api.md 5.4: duplicates are allowed by default; the switch answers 400 `not unique`."""
-    api.new_instance(110, name)
-    api.new_instance(110, name)  # default: duplicates allowed (the seed's rule)
+    """The switch forces uniqueness on for every service (True) or off for all (False); None is per service."""
     emu.configure(unique_display_names=True)
-    r = api.post("/instances", {"serviceId": 110, "displayName": name, "descr": ""})
+    api.new_instance(1, name)
+    r = api.post("/instances", {"serviceId": 1, "displayName": name})
     assert r.status_code == 400 and "not unique" in r.json()["ERROR"]
-    assert api.post("/instances", {"serviceId": 111, "displayName": name}).status_code == 201  # per service
+    assert api.post("/instances", {"serviceId": 12, "displayName": name}).status_code == 201  # per service
+    emu.configure(unique_display_names=False)
+    api.new_instance(110, name)
+    assert api.post("/instances", {"serviceId": 110, "displayName": name}).status_code == 201
+    emu.configure(unique_display_names=None)
+    assert api.post("/instances", {"serviceId": 110, "displayName": name}).status_code == 400
 
 
 def test_deleted_instances_keep_their_names(emu: EmulatorServer, api: Api, name: str) -> None:
+    """ED: deleted instances keep their display names: a DNS zone's name stays taken after its delete, and a
+    create operation on the deleted instance itself answers 422 (no operation is available on it)."""
     zone = running_zone(api, name)
     api.complete(zone, "delete")
-    emu.set_faults([{"kind": "not_unique", "count": 1}])
     r = api.post("/instances", {"serviceId": 110, "displayName": f"{name}-zone"})
     assert r.status_code == 400 and "not unique" in r.json()["ERROR"]
-    assert api.post("/instances", {"serviceId": 110, "displayName": f"{name}-zone"}).status_code == 201
+    r = api.post("/instanceOperations", {"instanceUid": zone, "operation": "create"})
+    assert r.status_code == 422 and "not available" in r.json()["ERROR"], r.text
+    assert api.instance(zone)["availableOperations"] == []
+    # where uniqueness is off, the `not_unique` fault answers as the live API would, deleted names included
+    dummy = api.new_instance(1, name)
+    api.complete(
+        dummy,
+        "create",
+        {"resourceRealm": "dummy", "durationMs": "0", "failAtStart": "false", "failInProgress": "false"},
+    )
+    api.complete(dummy, "delete")
+    emu.set_faults([{"kind": "not_unique", "count": 1}])
+    r = api.post("/instances", {"serviceId": 1, "displayName": name})
+    assert r.status_code == 400 and "not unique" in r.json()["ERROR"]
+    assert api.post("/instances", {"serviceId": 1, "displayName": name}).status_code == 201
 
 
 def test_raw_localised_statuses(emu: EmulatorServer, api: Api, name: str) -> None:
     """explainedStatus raw variants: Running / Active / Приостановлена."""
     uid = api.new_instance(91, name)
-    api.complete(uid, "create")
+    api.complete(uid, "create", REDIS_CREATE)
     emu.set_faults([{"kind": "raw_status"}])
     assert api.instance(uid)["explainedStatus"] == "Running"
     api.complete(uid, "suspend")

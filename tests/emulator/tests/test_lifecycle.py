@@ -7,7 +7,14 @@ from typing import Any
 
 from tests.emulator.server import EmulatorServer
 from tests.emulator.tests.api import Api, uid_from
-from tests.emulator.tests.helpers import running_postgres, running_s3, running_zone
+from tests.emulator.tests.helpers import (
+    FLASK_CREATE,
+    RABBITMQ_CREATE,
+    REDIS_CREATE,
+    running_postgres,
+    running_s3,
+    running_zone,
+)
 
 
 def names(inst: dict[str, Any]) -> set[str]:
@@ -155,7 +162,7 @@ def test_subresource_keys_are_unique_per_parent(api: Api, name: str) -> None:
 
 def test_rabbitmq_vhosts(api: Api, name: str) -> None:
     mq = api.new_instance(93, name)
-    api.complete(mq, "create", {"resourceRealm": "k8s-3.ext.nubes.ru"})
+    api.complete(mq, "create", RABBITMQ_CREATE)
     api.complete(mq, "create_vhost", {"vhostName": "orders", "maxQueues": "10"})
     api.complete(mq, "modify_vhost", {"vhostName": "orders", "maxConnections": "5"})
     assert api.instance(mq)["state"]["subresources"]["vhost"] == [
@@ -171,7 +178,7 @@ def test_flask_lifecycle_with_redeploy(api: Api, name: str) -> None:
     api.complete(
         app,
         "create",
-        {"domain": "myapp", "resourceRealm": "k8s-3.ext.nubes.ru", "gitPath": "https://git.example/app.git"},
+        FLASK_CREATE,
     )
     inst = api.instance(app)
     assert inst["state"]["out"]["url"] == "https://myapp.k8s-3.ext.nubes.ru"
@@ -298,7 +305,7 @@ def test_statuses_while_operations_run(frozen: EmulatorServer, api: Api, name: s
     uid = api.new_instance(91, name)
     seen = []
     for operation in ("create", "suspend", "resume", "delete"):
-        op = api.start(uid, operation)
+        op = api.start(uid, operation, REDIS_CREATE if operation == "create" else None)
         seen.append(api.instance(uid)["explainedStatus"])
         frozen.clock.advance(60)
         api.operation(op)

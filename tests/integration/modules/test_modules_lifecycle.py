@@ -112,8 +112,8 @@ def test_postgres_full_lifecycle(emu: EmulatorServer, playbook: PlaybookRunner, 
 def test_flask_redeploy_by_git_revision(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
     """P14/P18: a changed git_revision redeploys (after a modify when params changed), unchanged does not."""
     name = unique("it-flask")
-    task = {"resource_name": name, "git_path": "https://git.example.test/app.git", "resource_realm": REALM,
-            "git_revision": "aaa111"}  # fmt: skip
+    task = {"resource_name": name, "domain": name, "git_path": "https://git.example.test/app.git",
+            "resource_realm": REALM, "git_revision": "aaa111"}  # fmt: skip
     created = ok(playbook.one("flask", task))
     assert created["operations"] == ["create"]
     results = playbook.run(

@@ -160,8 +160,15 @@ SERVICES: dict[int, dict[str, Any]] = {
                 p(23, "s3Uid", req=True, refSvcId=12),
                 p(999, "state", label="Состояние"),
                 p(310, "appVersion", req=True, default="17", choices=["16", "17"]),
+                p(83, "resourceDisk", req=True, default="10"),  # live: a string on create ...
             ),
-            op(9002, "modify", p(93, "resourceCPU", "integer"), p(319, "allowNoSSL", "boolean")),
+            op(
+                9002,
+                "modify",
+                p(93, "resourceCPU", "integer"),
+                p(319, "allowNoSSL", "boolean"),
+                p(94, "resourceDisk", "integer"),  # ... and an integer on modify
+            ),
             op(9003, "delete"),
             op(9004, "suspend"),
             op(9005, "resume"),

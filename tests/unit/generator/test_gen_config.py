@@ -40,11 +40,13 @@ def test_services_list_errors(text: str, message: str) -> None:
 
 
 def test_repo_services_list_covers_the_catalogue() -> None:
-    """P7: the collection's list holds the deck-api.md 3.4 services plus the DNS zone (110) and records (111)."""
+    """P7: the collection's list holds the deck-api.md 3.4 services, GiteaComplex (114, in the live catalogue),
+    the DNS zone (110) and records (111)."""
     ids = {e.service_id: e.name for e in load_services_list(REPO / "config" / "services_list.txt")}
     assert set(ids) == {1, 12, 13, 21, 22, 25, 26, 28, 81, 82, 89, 90, 91, 92, 93, 94, 95, 96, 97, 99, 110, 111,
-                        115, 116, 117}  # fmt: skip
+                        114, 115, 116, 117}  # fmt: skip
     assert ids[90] == "postgres" and ids[13] == "s3_bucket" and ids[111] == "dns_record" and ids[117] == "kafka_topic"
+    assert ids[114] == "gitea_complex"
 
 
 def test_timeouts_defaults_and_overrides() -> None:

@@ -175,6 +175,20 @@ def test_resource_page(rendered: tuple[Workspace, dict[str, Any], dict[str, str]
     assert "| `password` | `password` |" in files["docs/modules/postgres_user.md"]
 
 
+def test_placeholder_default_is_documented_not_applied(
+    rendered: tuple[Workspace, dict[str, Any], dict[str, str]],
+) -> None:
+    """P4/P43: flask `domain`: required on create, no default in the docs, the API's placeholder named as such."""
+    files = rendered[2]
+    docs = yaml.safe_load(files["plugins/modules/flask.yml"])["DOCUMENTATION"]
+    domain = docs["options"]["domain"]
+    assert "default" not in domain
+    assert "Required when the instance is created." in domain["description"]
+    assert "The API proposes C(web01), a placeholder the collection does not apply." in domain["description"]
+    assert "| no | `300` |" in files["docs/modules/flask.md"]  # resource_cpu: a real default stays a default
+    assert "API placeholder `web01` not applied" in files["docs/modules/flask.md"]
+
+
 def test_man_page(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
     """P44: the MAN page holds service_man and every param's man block, Russian text as is."""
     files = rendered[2]

@@ -9,7 +9,14 @@ import pytest
 
 from generator.config import ServiceEntry, parse_timeouts
 from generator.errors import GeneratorError
-from generator.spec_builder import EXCLUDED_OPERATIONS, FetchedService, build_spec, normalize_default, normalize_type
+from generator.spec_builder import (
+    EXCLUDED_OPERATIONS,
+    PLACEHOLDER_DEFAULTS,
+    FetchedService,
+    build_spec,
+    normalize_default,
+    normalize_type,
+)
 from generator.spec_io import validate_spec
 from tests.unit.generator.catalogue import SERVICES, TIMEOUTS, op, p
 
@@ -133,6 +140,22 @@ def test_param_fields() -> None:
     assert param(spec, "appVersion")["choices"] == ["16", "17"]
     assert param(spec, "state")["option"] == "state_param"  # collision with the lifecycle option
     assert [x["code"] for x in spec["params"]] == sorted(x["code"] for x in spec["params"])
+
+
+def test_stricter_type_when_create_and_modify_disagree() -> None:
+    """P41: live postgres resourceDisk is a string on create and an integer on modify -> an integer option."""
+    disk = param(spec_of(90), "resourceDisk")
+    assert (disk["type"], disk["default"], disk["operations"]) == ("integer", "10", {"create": 83, "modify": 94})
+
+
+def test_placeholder_defaults_are_not_applied() -> None:
+    """P1/P35: a create-required param whose API default is a portal placeholder (flask domain `web01`) has no default:
+    the task must give it; the placeholder is kept for the docs."""
+    domain = param(spec_of(89), "domain")
+    assert (domain["required"], domain["default"], domain["placeholder"]) == (True, None, "web01")
+    assert list(domain)[5:7] == ["default", "placeholder"]
+    assert "placeholder" not in param(spec_of(89), "resourceCPU")
+    assert set(PLACEHOLDER_DEFAULTS) == {"domain", "emails", "gitPath"}
 
 
 def test_html_entities_in_defaults_are_decoded() -> None:
