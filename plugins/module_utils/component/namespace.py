@@ -11,7 +11,7 @@ from typing import List, Optional
 from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import NAMESPACES
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError, Forbidden
 
 # (kind, name) that Kubernetes creates in every namespace; kinds whose objects come and go by themselves
 EVERY_NAMESPACE = (("ServiceAccount", "default"), ("ConfigMap", "kube-root-ca.crt"))
@@ -29,8 +29,11 @@ def leftovers(api: KubeApi, namespace: str, ignore: List[tuple]) -> List[str]:
             continue
         try:
             items = api.list(res, namespace, limit=LISTED_PER_TYPE, metadata_only=True)
+        except Forbidden:
+            found.append(f"{res.kind} objects this identity may not list")  # cannot prove the namespace is empty
+            break
         except ApiError:
-            continue  # a type we may not list (or that is not served right now): cannot prove it holds anything
+            continue  # a type not served right now (an aggregated API that is down)
         for item in items:
             name = str((item.get("metadata") or {}).get("name"))
             if (res.kind, name) not in skip:

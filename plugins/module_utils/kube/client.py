@@ -157,6 +157,8 @@ class Connection:
         params = {k: v for k, v in (query or {}).items() if v is not None}
         if self.dry_run and method in WRITE_METHODS:
             params["dryRun"] = "All"
+            if method == "DELETE" and isinstance(body, dict):
+                body = dict(body, dryRun=["All"])  # with DeleteOptions in the body, the server ignores the query
         url = self.host + path + ("?" + urlencode(params) if params else "")
         data = json.dumps(body).encode("utf-8") if body is not None else None
         for attempt in range(MAX_RETRY_AFTER_RETRIES + 1):

@@ -12,7 +12,8 @@ PERMANENT_SERVER_ERRORS = (
     "field not declared in schema",
     "failed to create typed patch object",
     "failed to create typed live object",
-    "cannot convert",
+    "failed to convert new object",
+    "unable to convert unstructured object",
 )
 
 

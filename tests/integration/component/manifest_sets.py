@@ -71,8 +71,8 @@ def _schema(huge: bool) -> Dict[str, Any]:
         "type": "object",
         "properties": {
             "name": {"type": "string"},
-            "operator": {"type": "string", "enum": "@@EQ_ENUM@@"},
-            "@@EQ_KEY@@": {"type": "string", "description": "shorthand for an equality match"},
+            "operator": {"type": "string", "enum": ["=", "!=", "=~", "!~"]},
+            "=": {"type": "string", "description": "shorthand for an equality match"},
         },
     }
     spec: Dict[str, Any] = {
@@ -351,10 +351,13 @@ def count_objects(docs: List[Dict[str, Any]]) -> int:
 
 
 def _yaml(docs: List[Dict[str, Any]]) -> str:
-    text = yaml.safe_dump_all(docs, sort_keys=False, width=1000)
-    # Go YAML reads a plain `=` as the string "="; PyYAML's safe loader rejects it (tag:yaml.org,2002:value)
-    text = text.replace("enum: '@@EQ_ENUM@@'", "enum: [=, '!=', =~, '!~']")
-    return text.replace("'@@EQ_KEY@@':", "=:")
+    return plain_equals(yaml.safe_dump_all(docs, sort_keys=False, width=1000))
+
+
+def plain_equals(text: str) -> str:
+    """Write ``=`` plain, as bundles do: Go YAML reads it as the string "="; PyYAML's safe loader rejects it
+    (tag:yaml.org,2002:value)."""
+    return text.replace("- '='\n", "- =\n").replace("'=':", "=:")
 
 
 def write(root: Path, shape: str, namespace: str, group: str, variant: str = "initial") -> Path:

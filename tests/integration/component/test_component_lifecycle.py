@@ -105,7 +105,7 @@ def test_timeout_names_what_is_not_ready(ansible: Ansible, kube_namespace: str) 
     assert result["state"] == "Error"
     ready = result["status"]["conditions"][0]
     assert (ready["status"], ready["reason"]) == ("False", "Timeout")
-    assert "Not ready:" in result["msg"]
+    assert "Blocking (not ready):" in result["msg"]
     assert f"Deployment.apps {kube_namespace}/stuck" in result["msg"]
     assert f"ConfigMap {kube_namespace}/stuck-ready-one" not in result["msg"]
 

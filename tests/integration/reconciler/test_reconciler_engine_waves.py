@@ -190,3 +190,32 @@ def test_impersonation_without_rights_is_refused(kubeconfig: str, kube_namespace
     with pytest.raises(ApiError) as err:
         api.cluster_uid()
     assert err.value.status == 403 and "carol" in str(err.value)
+
+
+def test_dry_run_plans_every_wave_in_one_call_and_writes_nothing(comp: Component) -> None:
+    """Check mode (kubernetes.core's _ensure_dry_run): with a dry-run client one apply call goes through every wave,
+    each write sent with dryRun=All; the observer hears what would be created; nothing exists afterwards. The same
+    holds for a delete call on an applied set."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import connect_kubeconfig
+
+    heard: list = []
+    comp.api = connect_kubeconfig(comp.kubeconfig, dry_run=True)
+    comp.ctx = comp.new_context()
+    comp.ctx.observer = lambda action, ref, _before, _after: heard.append((action, ref))
+    objects = [configmap("first"), configmap("second", apply_order="1"), configmap("third", apply_order="2")]
+    assert apply_waves.apply(comp.inventory, objects, comp.ctx) is True
+    ns = comp.namespace
+    assert sorted(heard) == [("created", f"ConfigMap {ns}/{n}") for n in ("first", "second", "third")]
+    assert comp.api.calls.snapshot().get("PATCH") == 3
+    assert comp.owned("v1", "ConfigMap") == []
+    comp.api = connect_kubeconfig(comp.kubeconfig)
+    comp.ctx = comp.new_context()
+    comp.inventory = []
+    comp.converge(objects)
+    heard.clear()
+    comp.api = connect_kubeconfig(comp.kubeconfig, dry_run=True)
+    comp.ctx = comp.new_context()
+    comp.ctx.observer = lambda action, ref, _before, _after: heard.append((action, ref))
+    assert comp.delete() is True
+    assert sorted(heard) == [("deleted", f"ConfigMap {ns}/{n}") for n in ("first", "second", "third")]
+    assert comp.owned("v1", "ConfigMap") == ["first", "second", "third"]

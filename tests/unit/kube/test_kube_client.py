@@ -43,9 +43,11 @@ class Pool:
     def __init__(self, answers: List[Response]) -> None:
         self.answers = list(answers)
         self.requests: List[Tuple[str, str]] = []
+        self.bodies: List[Any] = []
 
-    def request(self, method: str, url: str, **_kwargs: Any) -> Response:
+    def request(self, method: str, url: str, body: Any = None, **_kwargs: Any) -> Response:
         self.requests.append((method, url))
+        self.bodies.append(json.loads(body) if body else None)
         return self.answers.pop(0)
 
 
@@ -149,6 +151,7 @@ def test_dry_run_marks_every_write_and_no_read() -> None:
     api.server_side_apply(CONFIG_MAPS, "ns", "a", cm, "mgr", force=True)
     api.delete(CONFIG_MAPS, "ns", "a")
     assert "dryRun" not in pool.requests[0][1]
+    assert pool.bodies[-1]["dryRun"] == ["All"]  # DeleteOptions in the body win over the query
     assert all("dryRun=All" in url for _method, url in pool.requests[1:])
     assert api.calls.writes == 4
     assert not api.sibling(dry_run=False).dry_run and api.sibling().dry_run
