@@ -20,7 +20,6 @@ For AWX (every job runs in a fresh pod, a local state file is lost) and for para
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import random
@@ -41,7 +40,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import (
     KubeError,
     NotFound,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.records import RecordStore
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.records import RecordStore, b64_text, text_b64
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_kubernetes import LeaseLock
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import Key, StateBackend
@@ -146,12 +145,11 @@ def entry_name(table: str, key: Key) -> str:
 
 
 def encode_entry(table: str, key: Key, record: Mapping[str, Any]) -> str:
-    payload = json.dumps({"table": table, "key": list(key), "record": dict(record)}, sort_keys=True)
-    return base64.b64encode(payload.encode("utf-8")).decode("ascii")
+    return b64_text(json.dumps({"table": table, "key": list(key), "record": dict(record)}, sort_keys=True))
 
 
 def decode_entry(value: str) -> Dict[str, Any]:
-    return dict(json.loads(base64.b64decode(value).decode("utf-8")))
+    return dict(json.loads(text_b64(value)))
 
 
 def shard_size(secret: Mapping[str, Any]) -> int:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
-import yaml
 
+from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import load_all
 from tests.integration.component import manifest_sets
 from tests.integration.component.component_harness import Ansible, component
 
@@ -32,7 +32,7 @@ SERVER_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "generation", "m
 def expected_keys(overlay: Path) -> Dict[Key, Dict[str, Any]]:
     """The objects kustomize builds from the overlay (what both tools are given)."""
     built = subprocess.run(["kubectl", "kustomize", str(overlay)], capture_output=True, text=True, check=True).stdout
-    objects = [o for o in yaml.safe_load_all(built.replace("- =\n", "- '='\n").replace(" =:", " '=':")) if o]
+    objects = [o for o in load_all(built) if o]  # kustomize writes '=' plain, as Go YAML does
     return {(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]): o for o in objects}
 
 
@@ -40,12 +40,16 @@ def snapshot(kubectl, shape: str, group: str, keys: Dict[Key, Any]) -> Dict[Key,
     """The live objects of the set, normalised: no server bookkeeping, status or ownership markers of either tool."""
     kinds = (
         "customresourcedefinitions,clusterroles,clusterrolebindings,validatingwebhookconfigurations,serviceaccounts,"
-        f"roles,rolebindings,configmaps,secrets,services,deployments,poddisruptionbudgets,networkpolicies,"
-        f"widgets.{group},alertrules.{group}"
+        "roles,rolebindings,configmaps,secrets,services,deployments,poddisruptionbudgets,networkpolicies"
     )
-    listed = kubectl.json("get", kinds, "-A", "-l", f"app.kubernetes.io/part-of={shape}", "-o", "json")
+    selector = f"app.kubernetes.io/part-of={shape}"
+    items = list(kubectl.json("get", kinds, "-A", "-l", selector, "-o", "json")["items"])
+    for custom in (f"widgets.{group}", f"alertrules.{group}"):  # gone with their CRDs after a delete
+        listed = kubectl("get", custom, "-A", "-l", selector, "-o", "json", check=False)
+        if listed.returncode == 0:
+            items.extend(json.loads(listed.stdout)["items"])
     found: Dict[Key, Dict[str, Any]] = {}
-    for item in listed["items"]:
+    for item in items:
         key = (item["kind"], item["metadata"].get("namespace", ""), item["metadata"]["name"])
         if key in keys:
             found[key] = normalise(item)
