@@ -11,6 +11,7 @@ target cluster is reachable for ``lookup()``.
 from __future__ import annotations
 
 import os
+import subprocess
 
 from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.plugins.action import ActionBase
@@ -26,6 +27,12 @@ except ImportError:  # pragma: no cover - ansible-core depends on PyYAML
     HAS_YAML = False
 
 
+def _run_on_controller(argv):
+    """Run a command (kustomize) on the controller: (exit code, stdout, stderr)."""
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
 class ActionModule(ActionBase):
     """Resolve controller-side files, then run the module."""
 
@@ -37,7 +44,7 @@ class ActionModule(ActionBase):
         except AnsibleError:
             path = os.path.expanduser(source)
         try:
-            return read_source(path, kind or "auto")
+            return read_source(path, kind or "auto", _run_on_controller)
         except SourceError as exc:
             raise AnsibleActionFail(str(exc)) from None
 

@@ -21,7 +21,6 @@ A new kind (the Helm source) is one more :class:`SourceKind` in ``SOURCE_KINDS``
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
@@ -42,12 +41,6 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.render impor
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 KUSTOMIZE_OUTPUT = "kustomize-build.yaml"
 AUTO = "auto"
-
-
-def local_run(argv: List[str]) -> Any:
-    """Run a command on this host (the controller, in the action plugin): (exit code, stdout, stderr)."""
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 @dataclass(frozen=True)
@@ -160,10 +153,16 @@ def resolve_kind(path: str, kind: str = AUTO) -> str:
     raise SourceError(f"cannot tell the kind of source {path}; set source_kind")  # pragma: no cover
 
 
+def _no_commands(argv: List[str]) -> Any:
+    raise SourceError(f"cannot run {argv[0]} here: reading this source needs a command runner")
+
+
 def read_source(path: str, kind: str = AUTO, run_command: Optional[CommandRunner] = None) -> Dict[str, Any]:
-    """Read (or build) a source where its files are: ``{"kind": resolved kind, "files": {relative path: text}}``."""
+    """Read (or build) a source where its files are: ``{"kind": resolved kind, "files": {relative path: text}}``.
+
+    ``run_command`` runs kustomize (the action plugin's runs it on the controller, the module's on its host)."""
     resolved = resolve_kind(path, kind)
-    files = SOURCE_KINDS[resolved].read(path, run_command or local_run)
+    files = SOURCE_KINDS[resolved].read(path, run_command or _no_commands)
     return {"kind": resolved, "files": files}
 
 
