@@ -34,12 +34,12 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / ".collections"), str(ROOT)]
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.connection import (  # noqa: E402
-    ConnectionOptions,
-)
 from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import (  # noqa: E402
     ComponentRun,
     ComponentTask,
+)
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import (  # noqa: E402
+    ConnectionOptions,
 )
 
 CACHE = ROOT / ".cache" / "bench"
@@ -178,7 +178,8 @@ class Bench:
             task = ComponentTask(
                 name="bench",
                 namespace=ns,
-                templates={"objects.yaml": self.manifest.read_text(encoding="utf-8")},
+                files={"objects.yaml": self.manifest.read_text(encoding="utf-8")},
+                source_kind="manifests",
                 connection=ConnectionOptions(kubeconfig=self.kubeconfig),
             )
             result = ComponentRun(task).execute()

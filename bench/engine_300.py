@@ -21,13 +21,14 @@ from typing import Any, Dict, List
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / ".collections"), str(ROOT)]
 
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.client import Connection, KubeApi  # noqa: E402
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.context import (  # noqa: E402
-    EngineContext,
-    component_owner_id,
-)
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.inventory import InventoryItem  # noqa: E402
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import ComponentStatus, run_until_done  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import run_until_done  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentStatus  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import connect_kubeconfig  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import owner_id  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler  # noqa: E402
 
 
 def kubeconfig() -> str:
@@ -70,14 +71,15 @@ def main() -> int:
     parser.add_argument("--objects", type=int, default=300)
     parser.add_argument("--workers", type=int, default=8)
     args = parser.parse_args()
-    api = KubeApi(Connection.from_kubeconfig(kubeconfig(), pool_size=max(args.workers, 4)))
+    api = connect_kubeconfig(kubeconfig(), pool_size=max(args.workers, 4))
     namespace = f"bench-{uuid.uuid4().hex[:6]}"
     ctx = EngineContext(
         api=api,
         namespace=namespace,
-        owner_id=component_owner_id(api, namespace, "bench"),
+        owner_id=owner_id(api.cluster_uid(), namespace, "bench"),
         max_workers=args.workers,
     )
+    reconciler = Reconciler.from_context(ctx)
     inventory: List[InventoryItem] = []
     desired = objects(args.objects)
     status = ComponentStatus()
@@ -92,7 +94,11 @@ def main() -> int:
         ("delete", "delete", None),
     ):
         report["phases"].append(
-            measure(label, api, lambda op=op, objs=objs: run_until_done(op, inventory, ctx, persist, objs, 600, status))
+            measure(
+                label,
+                api,
+                lambda op=op, objs=objs: run_until_done(op, inventory, reconciler, persist, objs, 600, status),
+            )
         )
     ns_res = api.discovery.resource("", "v1", "Namespace")
     if ns_res is not None:

@@ -10,9 +10,10 @@ module: component
 short_description: Apply a Kubernetes component (a rendered set of dependent objects) to a cluster
 version_added: 1.0.0
 description:
-  - Renders a component from its O(source) (a directory of Jinja2 templates, a kustomize directory or a manifest
-    file) or from inline O(definitions), applies the objects with the collection's component engine
-    (server-side apply, ownership labels, apply waves, readiness, pruning) and waits until all are ready.
+  - Renders a component from its O(source) (a directory of manifests, a kustomize directory built in place, a
+    directory of Jinja2 templates, or a manifest file; see O(source_kind)) or from inline O(definitions), applies the
+    objects with the collection's reconciler (server-side apply, ownership labels, apply waves, readiness, pruning)
+    and waits until all are ready.
   - The inventory (which objects the component owns) and the status are kept in the target cluster in one ConfigMap
     per component, named C(cloud.nubes.component.<name>) in O(namespace) and labelled
     C(component.nubes.cloud/component=<name>).
@@ -34,7 +35,8 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Uses reads and server-side dry-run; reports what would be created, updated, adopted and pruned.
+    details: The same reconciler run once with every write sent as a server-side dry-run (C(dryRun=All)); reports
+      what would be created, updated, adopted, pruned and orphaned.
   diff_mode:
     support: full
     details: Object-level before/after of changed objects; Secret values are masked.
@@ -85,16 +87,32 @@ options:
     default: false
   source:
     description:
-      - Path on the controller of a directory of templates, a kustomize directory (with C(kustomization.yaml)) or a
-        single manifest file. Every file is a Jinja2 template unless C(.component-config.yaml) sets a
-        C(template_suffix). Files ending in C(.yaml), C(.yml) or C(.json) become objects.
-      - The action plugin reads it on the controller and passes the contents as O(templates); rendering happens in
-        the module, next to the cluster, so that C(lookup()) sees live objects.
+      - Path on the controller of a directory of manifests, a kustomize directory (with C(kustomization.yaml)), a
+        directory of Jinja2 templates, or a single manifest file; O(source_kind) says which.
+      - Files ending in C(.yaml), C(.yml) or C(.json) become objects; C(List) documents (C(kind) C(List) or
+        C(<Kind>List)) are expanded into their items.
+      - The action plugin reads it on the controller (building a kustomize source there, in place, so C(../base)
+        resolves) and passes the contents as O(templates); templates are rendered in the module, next to the
+        cluster, so that C(lookup()) sees live objects.
       - Relative paths are searched like the C(files) of a role or playbook.
     type: path
+  source_kind:
+    description:
+      - What O(source) is. Templating is opt-in per source; plain manifests and kustomize output are never templated.
+      - V(manifests) applies the files as they are; V(kustomize) builds the directory in place with C(kubectl
+        kustomize) (or C(kustomize build)) and applies the result as it is; V(templates) renders every file as a
+        Jinja2 template (unless C(.component-config.yaml) sets a C(template_suffix)) and builds the result with
+        kustomize when a C(kustomization.yaml) is among them.
+      - V(auto) picks V(kustomize) for a directory with a C(kustomization.yaml), else V(manifests); a source with
+        C(*.j2) files or a C(.component-config.yaml) fails and asks for V(templates) or V(manifests).
+    type: str
+    choices: [auto, kustomize, manifests, templates]
+    default: auto
   templates:
     description:
-      - File contents keyed by relative path, as O(source) produces them. Normally filled in by the action plugin.
+      - File contents keyed by relative path, as O(source) produces them (for a kustomize source, the built YAML).
+        Normally filled in by the action plugin, with O(source_kind). Given by hand they are templates unless
+        O(source_kind) says otherwise.
     type: dict
   definitions:
     description:
@@ -119,8 +137,9 @@ options:
       - Kubeconfig of the target cluster; a path on the controller or the target host, the kubeconfig's YAML text,
         or a dict (for example the output of a cloud module).
       - Tokens, keys and passwords in it are never shown in results.
-      - Without O(kubeconfig), O(host) and O(gke), E(KUBECONFIG), C(~/.kube/config) or the in-cluster service
-        account is used.
+      - O(kubeconfig), O(host) and O(gke) are alternatives. Without any of them, the pod's service account is used
+        when the module runs in a pod and no O(context) is given, else E(KUBECONFIG) or C(~/.kube/config) with
+        O(context). O(ca_cert), O(validate_certs) and O(impersonate) apply on top of any of them.
     type: raw
   context:
     description: Context of O(kubeconfig) to use (default its current context).
@@ -246,13 +265,13 @@ options:
   timeout:
     description:
       - Seconds to wait until all objects are ready (or deleted). Past it the task fails with state V(Error) and
-        reason V(Timeout), listing what is not ready and why.
-      - Default V(600), or C(timeout) of O(spec) with O(spec_configuration=true).
+        reason V(Timeout), naming the objects that block first and why, then how many wait behind them.
+      - Default V(600) (also for V(0)), or C(timeout) of O(spec) with O(spec_configuration=true).
     type: int
   reapply_interval:
     description:
       - Seconds after which objects are re-applied even when they seem in sync (drift correction).
-      - Default V(3600), or C(reapplyInterval) of O(spec) with O(spec_configuration=true).
+      - Default V(3600) (also for V(0)), or C(reapplyInterval) of O(spec) with O(spec_configuration=true).
     type: int
   wait:
     description:
@@ -279,6 +298,7 @@ EXAMPLES = r"""
     name: web
     namespace: demo
     source: components/web
+    source_kind: templates
     spec:
       replicas: 2
       image: nginx:1.27
@@ -295,6 +315,12 @@ EXAMPLES = r"""
           name: settings
         data:
           mode: production
+
+- name: Apply an operator's install bundle (a kustomize overlay of ../base, built in place)
+  nubes.cloud.component:
+    name: operator
+    namespace: operators
+    source: bundles/operator/overlays/namespace-install
 
 - name: Apply as another user
   nubes.cloud.component:
@@ -361,7 +387,9 @@ status:
       description: Ready, Pending, Processing, DeletionPending, Deleting or Error.
       type: str
     inventory:
-      description: The objects the component tracks, with policies, digest, phase and status.
+      description:
+        - The objects the component tracks, with policies, digest, phase and status.
+        - Left out when the task fails (unless run with C(-vv)); the record in the cluster keeps it.
       type: list
       elements: dict
   sample:
@@ -407,6 +435,15 @@ plan:
     adopt: []
     prune: [ConfigMap demo/old]
     orphan: []
+summary:
+  description: When the task fails, the inventory in short, the objects that block first and how many wait.
+  returned: failure
+  type: dict
+  sample:
+    objects: 121
+    phases: {Creating: 1, ScheduledForApplication: 120}
+    blocking: [Deployment.apps demo/db]
+    waiting: 120
 api_calls:
   description: Kubernetes API calls made for the objects, by HTTP method, with C(total).
   returned: always
@@ -414,35 +451,28 @@ api_calls:
   sample: {GET: 4, PATCH: 2, total: 6}
 """
 
+import contextlib  # noqa: E402
 import re  # noqa: E402  (ansible modules document before importing)
 import traceback  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
 try:
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.connection import (
-        ConnectionOptionError,
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun, ComponentTask
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import KIND_CHOICES, read_source
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
+    from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import (
         ConnectionOptions,
         kubeconfig_dict,
         sensitive_values,
     )
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.gke import GkeError
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderError
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import (
-        ComponentFailed,
-        ComponentRun,
-        ComponentTask,
-    )
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import SourceError, read_source
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import (
-        SpecConfigurationError,
-        merge_spec_configuration,
-    )
-    from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import EngineError
+    from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import KubeConfigError
 
     IMPORT_ERROR = None
 except ImportError:
     IMPORT_ERROR = traceback.format_exc()
+    KIND_CHOICES = ["auto", "kustomize", "manifests", "templates"]
 
 POLICY_CHOICES = {
     "adoption": ["never", "if-unowned", "always"],
@@ -458,6 +488,7 @@ ARGUMENT_SPEC = dict(
     spec=dict(type="dict", default={}),
     spec_configuration=dict(type="bool", default=False),
     source=dict(type="path"),
+    source_kind=dict(type="str", choices=KIND_CHOICES, default="auto"),
     templates=dict(type="dict"),
     definitions=dict(type="raw"),
     placement=dict(type="dict", options=dict(namespace=dict(type="str"), name=dict(type="str"))),
@@ -508,24 +539,28 @@ DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 
 
 def build_task(module):
-    """Translate the validated module parameters into a ComponentTask."""
+    """Translate the validated module parameters into a ComponentTask (bad input fails before any API call)."""
     params = module.params
     for key in ("name", "namespace"):
         if not re.match(DNS_LABEL, params[key]):
-            module.fail_json(msg=f"{key} {params[key]!r} is not a DNS label (lowercase letters, digits, '-', max 63)")
-    templates = params["templates"]
-    if params["source"] and templates is None:
-        templates = read_source(params["source"])  # the action plugin normally did this on the controller
-    if params["state"] == "present" and templates is None and params["definitions"] is None:
-        module.fail_json(msg="state=present needs one of source, templates or definitions")
+            raise ComponentError(f"{key} {params[key]!r} is not a DNS label (lowercase letters, digits, '-', max 63)")
+    files, kind = params["templates"], params["source_kind"]
+    if params["source"] and files is None:
+        # the action plugin normally did this on the controller
+        read = read_source(params["source"], kind, lambda argv: module.run_command(argv, check_rc=False))
+        files, kind = read["files"], read["kind"]
+    elif files is not None and kind == "auto":
+        kind = "templates"  # file contents given by hand under the option's own name
+    if params["state"] == "present" and files is None and params["definitions"] is None:
+        raise ComponentError("state=present needs one of source, templates or definitions")
+    for key in ("timeout", "reapply_interval"):
+        if (params[key] or 0) < 0:
+            raise ComponentError(f"{key} must be a number of seconds (0 or unset: the default)")
     options = merge_spec_configuration(params, params["spec"] or {})  # C9: the task's options win over the spec
     placement = options["placement"]
     impersonate = options["impersonate"]
-    kubeconfig = params["kubeconfig"]
-    if options["timeout"] <= 0 or options["reapply_interval"] <= 0:
-        module.fail_json(msg="timeout and reapply_interval must be positive numbers of seconds")
     connection = ConnectionOptions(
-        kubeconfig=kubeconfig,
+        kubeconfig=params["kubeconfig"],
         context=params["context"],
         host=params["host"],
         api_key=params["api_key"],
@@ -540,7 +575,8 @@ def build_task(module):
         namespace=params["namespace"],
         state=params["state"],
         spec=params["spec"] or {},
-        templates={str(k): str(v) for k, v in templates.items()} if templates is not None else None,
+        files={str(k): str(v) for k, v in files.items()} if files is not None else None,
+        source_kind=kind,
         definitions=params["definitions"],
         placement_namespace=placement.get("namespace") or "",
         placement_name=placement.get("name") or "",
@@ -548,18 +584,19 @@ def build_task(module):
         suspend=options["suspend"],
         policies=options["policies"],
         additional_managed_types=options["additional_managed_types"],
-        timeout=float(options["timeout"]),
+        timeout=float(options["timeout"]),  # C14: 0 (in the task or the spec) already became the default
         reapply_interval=float(options["reapply_interval"]),
         wait=params["wait"],
         annotation_prefix=params["annotation_prefix"],
         check_mode=module.check_mode,
         diff=module._diff,  # pylint: disable=protected-access
+        verbosity=module._verbosity,  # pylint: disable=protected-access
         run_command=lambda argv: module.run_command(argv, check_rc=False),
     )
 
 
 def main():
-    """Entry point."""
+    """Entry point: every failure is a ComponentError, caught here once."""
     module = AnsibleModule(
         argument_spec=ARGUMENT_SPEC,
         mutually_exclusive=[["source", "templates", "definitions"], ["kubeconfig", "host", "gke"]],
@@ -568,17 +605,12 @@ def main():
     )
     if IMPORT_ERROR:
         module.fail_json(msg="nubes.cloud.component cannot import its helpers", exception=IMPORT_ERROR)
-    try:
+    with contextlib.suppress(KubeConfigError):  # connecting reports it, with the same message
         module.no_log_values.update(sensitive_values(kubeconfig_dict(module.params["kubeconfig"])))
-    except ConnectionOptionError as exc:
-        module.fail_json(msg=str(exc))
     try:
-        task = build_task(module)
-        result = ComponentRun(task).execute()
-    except ComponentFailed as exc:
+        result = ComponentRun(build_task(module)).execute()
+    except ComponentError as exc:
         module.fail_json(msg=str(exc), **exc.result)
-    except (RenderError, SourceError, SpecConfigurationError, ConnectionOptionError, GkeError, EngineError) as exc:
-        module.fail_json(msg=str(exc))
     module.exit_json(**result)
 
 

@@ -9,8 +9,8 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.k8s_backend import KubernetesBackend
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.k8s_migration import migrate
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_migration import migrate
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import default_state_path
 
 ARGUMENT_SPEC = {

@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Generators: a directory of Jinja2 templates (every file a template), plain manifests and kustomize (C2, C4, C10).
+"""The templates generator: a directory of Jinja2 templates (C2, C4, C10), opt-in per source (``source_kind:
+templates``); with a ``kustomization.yaml`` among them, the rendered files are built with kustomize.
 
 Templates run in ``jinja2.sandbox.ImmutableSandboxedEnvironment``: spec values are data and cannot execute code.
 ``values`` = the defaults of ``.component-config.yaml`` deep-merged with the component's ``spec`` (C2: the spec
@@ -14,11 +15,19 @@ import copy
 import fnmatch
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import RenderError
+from ansible_collections.nubes.cloud.plugins.module_utils.component.kustomize import CommandRunner, build_files
+from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import (
+    load as load_yaml,
+)
+from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import (
+    parse_manifests,
+    yaml_position,
+    yaml_problem,
+)
 
 try:
     import yaml
@@ -35,19 +44,14 @@ try:
 except ImportError:  # pragma: no cover - reported by the module
     HAS_JINJA2 = False
 
+
 CONFIG_FILE = ".component-config.yaml"
 CONFIG_KEYS = ("values", "template_suffix", "ignore")
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 Lookup = Callable[[str, str, str, str], Optional[Dict[str, Any]]]
-# ``module.run_command``-like: argv -> (exit code, stdout, stderr)
-CommandRunner = Callable[[List[str]], Tuple[int, str, str]]
 ListLookup = Callable[[str, str, str, str], List[Dict[str, Any]]]
-
-
-class RenderError(Exception):
-    """A template or manifest cannot be rendered; the message names the file and line."""
 
 
 @dataclass
@@ -93,9 +97,9 @@ def load_config(files: Mapping[str, str]) -> TemplateConfig:
     if text is None:
         return TemplateConfig()
     try:
-        data = yaml.safe_load(text) or {}
+        data = load_yaml(text) or {}
     except yaml.YAMLError as exc:
-        raise RenderError(f"{CONFIG_FILE}{_yaml_position(exc)}: invalid YAML: {_yaml_problem(exc)}") from None
+        raise RenderError(f"{CONFIG_FILE}{yaml_position(exc)}: invalid YAML: {yaml_problem(exc)}") from None
     if not isinstance(data, dict):
         raise RenderError(f"{CONFIG_FILE}: must be a mapping with keys {', '.join(CONFIG_KEYS)}")
     unknown = sorted(set(data) - set(CONFIG_KEYS))
@@ -238,84 +242,6 @@ def _line_text(line: Optional[int]) -> str:
     return f", line {line}" if line else ""
 
 
-def _yaml_position(exc: Any) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    return f", line {mark.line + 1}" if mark is not None else ""
-
-
-def _yaml_problem(exc: Any) -> str:
-    return str(getattr(exc, "problem", None) or exc)
-
-
-def parse_manifests(text: str, origin: str) -> List[Dict[str, Any]]:
-    """Objects of a multi-document YAML (or JSON) text; ``kind: List`` is expanded; empty documents are skipped."""
-    try:
-        documents = list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
-        raise RenderError(f"{origin}{_yaml_position(exc)}: invalid YAML: {_yaml_problem(exc)}") from None
-    objects: List[Dict[str, Any]] = []
-    for number, document in enumerate(documents, start=1):
-        if document is None:
-            continue
-        if isinstance(document, dict) and document.get("kind") == "List" and isinstance(document.get("items"), list):
-            candidates = list(document["items"])
-        else:
-            candidates = [document]
-        for candidate in candidates:
-            objects.append(check_object(candidate, f"{origin}, document {number}"))
-    return objects
-
-
-def check_object(candidate: Any, origin: str) -> Dict[str, Any]:
-    """A desired object must be a mapping with apiVersion, kind and metadata.name."""
-    if not isinstance(candidate, dict):
-        raise RenderError(f"{origin}: not a mapping; every document must be a Kubernetes object")
-    missing = [key for key in ("apiVersion", "kind") if not candidate.get(key)]
-    name = (candidate.get("metadata") or {}).get("name") if isinstance(candidate.get("metadata"), dict) else None
-    if missing:
-        raise RenderError(
-            f"{origin} (name {name or '?'}): object without {' and '.join(missing)}; every object needs apiVersion, "
-            "kind and metadata.name"
-        )
-    if not name:
-        raise RenderError(f"{origin} ({candidate['kind']}): object without metadata.name")
-    return candidate
-
-
-def kustomize_command() -> List[str]:
-    """``kubectl kustomize`` or ``kustomize build``, whichever exists."""
-    kubectl = shutil.which("kubectl")
-    if kubectl:
-        return [kubectl, "kustomize"]
-    kustomize = shutil.which("kustomize")
-    if kustomize:
-        return [kustomize, "build"]
-    raise RenderError(
-        "the source has a kustomization.yaml but neither kubectl nor kustomize is on the PATH of the host running "
-        "the module; install one of them (https://kubectl.docs.kubernetes.io/installation/)"
-    )
-
-
-def run_kustomize(
-    outputs: Mapping[str, str], run_command: Optional[CommandRunner], command: Optional[Sequence[str]] = None
-) -> List[Dict[str, Any]]:
-    """Write the rendered files to a temporary directory and build it with kustomize (``run_command`` runs it)."""
-    if run_command is None:
-        raise RenderError("kustomize sources need a command runner (the module passes module.run_command)")
-    argv = list(command) if command else kustomize_command()
-    with tempfile.TemporaryDirectory(prefix="nubes-component-") as workdir:
-        for relative, text in outputs.items():
-            target = os.path.join(workdir, *relative.split("/"))
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        returncode, stdout, stderr = run_command([*argv, workdir])
-    if returncode != 0:
-        error = stderr.strip().replace(workdir, "<source>")
-        raise RenderError(f"kustomize build failed: {error}")
-    return parse_manifests(stdout, "kustomize output")
-
-
 def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
     """Render a directory of templates (every file a template unless a suffix is configured) into objects."""
     if not HAS_JINJA2 or not HAS_YAML:
@@ -342,20 +268,9 @@ def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
         output_name = path[: -len(suffix)] if suffix else path
         outputs[output_name] = render_template(env, path, context)
     if any(path.rsplit("/", 1)[-1] in KUSTOMIZATION_FILES and "/" not in path for path in outputs):
-        return run_kustomize(outputs, render_input.run_command, render_input.kustomize_command)
+        return build_files(outputs, render_input.run_command, render_input.kustomize_command)
     objects: List[Dict[str, Any]] = []
     for path in sorted(outputs):
         if path.endswith(MANIFEST_SUFFIXES):
             objects.extend(parse_manifests(outputs[path], f"file {path}"))
     return objects
-
-
-def inline_definitions(definitions: Any) -> List[Dict[str, Any]]:
-    """Objects given inline: a list of mappings, one mapping, or a (multi-document) YAML string."""
-    if isinstance(definitions, str):
-        return parse_manifests(definitions, "definitions")
-    if isinstance(definitions, dict):
-        definitions = [definitions]
-    if not isinstance(definitions, list):
-        raise RenderError("definitions must be a list of objects, one object, or a YAML string")
-    return [check_object(obj, f"definitions item {number}") for number, obj in enumerate(definitions, start=1)]

@@ -1,7 +1,12 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One component task: render, then loop the engine (apply or delete) until Ready or the timeout, persisting the
-record after every step; or, in check mode, plan with reads and server-side dry-run only."""
+"""One component task: render its source, then loop the reconciler (apply or delete) until Ready or the timeout,
+persisting the record after every step. Check mode is the same reconciler run once with a dry-run client: every
+write is sent with ``dryRun=All`` (kubernetes.core's ``_ensure_dry_run``), so one copy of each rule decides.
+
+``ComponentRun.execute`` is the boundary where errors of the layers below (``kube.errors.KubeError``) become the
+module's one error root, :class:`~.errors.ComponentError`, with the status known so far.
+"""
 
 from __future__ import annotations
 
@@ -9,50 +14,44 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Optional
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component import plan as planning
-from ansible_collections.nubes.cloud.plugins.module_utils.component.connection import (
-    ConnectionOptions,
-    build_api,
-    store_api,
+from ansible_collections.nubes.cloud.plugins.module_utils.component import report
+from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
+from ansible_collections.nubes.cloud.plugins.module_utils.component.kustomize import CommandRunner
+from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import RunResult, run_until_done
+from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import inline_definitions
+from ansible_collections.nubes.cloud.plugins.module_utils.component.namespace import delete_own_namespace
+from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
+from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderInput
+from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import render_source
+from ansible_collections.nubes.cloud.plugins.module_utils.component.status import (
+    REASON_DELETION_BLOCKED,
+    REASON_RESTARTING,
+    REASON_SUSPENDED,
+    REASON_TIMEOUT,
+    STATE_DELETING,
+    STATE_PENDING,
+    STATE_PROCESSING,
+    ComponentRecord,
+    ComponentStatus,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.component.render import (
-    CommandRunner,
-    RenderInput,
-    inline_definitions,
-    render_files,
-)
-from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentRecord
-from ansible_collections.nubes.cloud.plugins.module_utils.component.store import ComponentStore
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s import engine
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.client import Connection, KubeApi
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.context import EngineContext, format_time, utc_now
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.digest import component_digest
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ApiError
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.inventory import (
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import ConnectionOptions, connect
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Forbidden, KubeError, NotFound
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.digest import component_digest
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import (
     InventoryItem,
-    TypeInfo,
     inventory_from_list,
     inventory_to_list,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.normalize import split_api_version
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.ownership import Markers, hash_owner_id, owner_id
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import Defaults
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.readiness import analyze
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import ComponentStatus, run_until_done
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import hash_owner_id, owner_id
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler, describe_pending
 
-WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
-NOT_READY_SHOWN = 20
-
-
-class ComponentFailed(Exception):
-    """The task fails; ``result`` holds what is known (status, summary)."""
-
-    def __init__(self, message: str, result: Dict[str, Any]) -> None:
-        super().__init__(message)
-        self.result = result
+DEFAULT_PREFIX = "component.nubes.cloud"
+DEFAULT_REAPPLY_INTERVAL_SECONDS = 3600.0
+BLOCKING_SHOWN = 10
 
 
 @dataclass
@@ -63,7 +62,8 @@ class ComponentTask:
     namespace: str
     state: str = "present"
     spec: Dict[str, Any] = field(default_factory=dict)
-    templates: Optional[Dict[str, str]] = None
+    files: Optional[Dict[str, str]] = None
+    source_kind: str = "templates"
     definitions: Any = None
     placement_namespace: str = ""
     placement_name: str = ""
@@ -72,11 +72,12 @@ class ComponentTask:
     policies: Dict[str, str] = field(default_factory=dict)
     additional_managed_types: List[Dict[str, str]] = field(default_factory=list)
     timeout: float = 600.0
-    reapply_interval: float = c.DEFAULT_REAPPLY_INTERVAL_SECONDS
+    reapply_interval: float = DEFAULT_REAPPLY_INTERVAL_SECONDS
     wait: bool = True
-    annotation_prefix: str = c.DEFAULT_PREFIX
+    annotation_prefix: str = DEFAULT_PREFIX
     check_mode: bool = False
     diff: bool = False
+    verbosity: int = 0
     run_command: Optional[CommandRunner] = None
 
     @property
@@ -92,7 +93,8 @@ class ComponentTask:
     def digest(self) -> str:
         """Component digest over everything that shapes the objects (reference 5.1)."""
         extra = {
-            "templates": hashlib.sha256(json.dumps(self.templates or {}, sort_keys=True).encode()).hexdigest(),
+            "templates": hashlib.sha256(json.dumps(self.files or {}, sort_keys=True).encode()).hexdigest(),
+            "source_kind": self.source_kind if self.files is not None else "",
             "definitions": self.definitions,
             "placement": [self.deploy_namespace, self.deploy_name],
             "policies": self.policies,
@@ -107,118 +109,133 @@ class _StopWaiting(Exception):
 
 
 def _now() -> str:
-    return format_time(utc_now())
-
-
-def _writes(api: KubeApi) -> int:
-    snapshot = api.calls.snapshot()
-    return sum(snapshot.get(method, 0) for method in WRITE_METHODS)
+    return format_time()
 
 
 def _cluster_uid(api: KubeApi) -> str:
     """kube-system UID through the un-impersonated identity (reference 7.1); the API host when that is denied."""
-    conn = api.connection
-    plain = KubeApi(Connection(conn.api_client, None, None, conn.request_timeout))
     try:
-        return plain.cluster_uid()
-    except ApiError as exc:
-        if exc.status != 403:
-            raise
-        return "host-" + hashlib.sha256(conn.host.encode("utf-8")).hexdigest()[:16]
+        return api.sibling(impersonate=False).cluster_uid()
+    except Forbidden:
+        return "host-" + hashlib.sha256(api.connection.host.encode("utf-8")).hexdigest()[:16]
 
 
 class ComponentRun:
-    """Run one task; ``execute`` returns the result dict or raises ComponentFailed."""
+    """Run one task; ``execute`` returns the result dict or raises ComponentError."""
 
     def __init__(self, task: ComponentTask, api: Optional[KubeApi] = None) -> None:
         self.task = task
-        self.api = api or build_api(task.connection)
-        self.markers = Markers(task.annotation_prefix)
-        self.store = ComponentStore(store_api(self.api), task.namespace, task.name, task.annotation_prefix)
-        self.owner_id = owner_id(_cluster_uid(self.api), task.namespace, task.name)
-        self.store.owner_labels = {self.markers.owner_label: hash_owner_id(self.owner_id)}
+        self._api = api
         self.record = ComponentRecord()
         self.existed = False
-        self.created: List[str] = []
-        self.updated: List[str] = []
-        self.deleted: List[str] = []
-        self.orphaned: List[str] = []
+        self.writes = report.Writes()
+        self.inventory: List[InventoryItem] = []
+        self.failed = False
+        self._store: Optional[ComponentStore] = None
 
     # --- shared ------------------------------------------------------------------------------------------------
 
-    def context(self, digest: str) -> EngineContext:
-        """Engine context for this component (C10, C15, C16, C17)."""
+    def connect(self) -> None:
+        """The target cluster's client (dry-run in check mode), the record store and the owner id."""
         task = self.task
-        defaults = Defaults(
-            adoption_policy=task.policies.get("adoption") or "",
-            update_policy=task.policies.get("update") or "",
-            delete_policy=task.policies.get("delete") or "",
-            missing_namespaces_policy=task.policies.get("missing_namespaces") or "",
-            reapply_interval=task.reapply_interval,
-        )
-        types = [
-            TypeInfo(str(t.get("group") or ""), str(t.get("version") or "*"), str(t.get("kind") or "*"))
-            for t in task.additional_managed_types
-        ]
-        return EngineContext(
-            api=self.api,
-            namespace=task.deploy_namespace,
-            owner_id=self.owner_id,
+        if self._api is None:
+            options = task.connection
+            options.dry_run = task.check_mode
+            self._api = connect(options)
+        self.owner_id = owner_id(_cluster_uid(self.api), task.namespace, task.name)
+        self._store = ComponentStore(self.api.sibling(dry_run=False), task.namespace, task.name, task.annotation_prefix)
+        self._store.owner_labels = {f"{task.annotation_prefix}/owner-id": hash_owner_id(self.owner_id)}
+
+    @property
+    def store(self) -> ComponentStore:
+        """The component's record in the cluster."""
+        if self._store is None:
+            raise ComponentError("not connected")  # pragma: no cover - execute() connects first
+        return self._store
+
+    @property
+    def api(self) -> KubeApi:
+        """The client of the target cluster."""
+        if self._api is None:
+            raise ComponentError("not connected")  # pragma: no cover - execute() connects first
+        return self._api
+
+    def reconciler(self, digest: str) -> Reconciler:
+        """The reconciler for this component (C10, C15, C16, C17)."""
+        task = self.task
+        return Reconciler(
+            self.api,
+            self.owner_id,
+            task.deploy_namespace,
             component_digest=digest,
-            markers=self.markers,
-            defaults=defaults,
-            additional_managed_types=types,
+            prefix=task.annotation_prefix,
+            policies=task.policies,
+            reapply_interval=task.reapply_interval,
+            additional_managed_types=task.additional_managed_types,
+            observer=self.writes,
         )
 
     def result(self, changed: bool, **extra: Any) -> Dict[str, Any]:
         """The module result: changed, status (C5) and what happened to which object."""
+        task = self.task
+        record_name = self._store.object_name if self._store else ""
+        status = self.record.status()
+        objects = self.writes.objects()
         data: Dict[str, Any] = {
             "changed": changed,
-            "status": self.record.status(),
             "state": self.record.state or "Absent",
             "component": {
-                "name": self.task.name,
-                "namespace": self.task.namespace,
-                "deployment_namespace": self.task.deploy_namespace,
-                "deployment_name": self.task.deploy_name,
-                "record": f"ConfigMap {self.task.namespace}/{self.store.object_name}",
+                "name": task.name,
+                "namespace": task.namespace,
+                "deployment_namespace": task.deploy_namespace,
+                "deployment_name": task.deploy_name,
+                "record": f"ConfigMap {task.namespace}/{record_name}",
             },
-            "objects": {
-                "created": self.created,
-                "updated": self.updated,
-                "deleted": self.deleted,
-                "orphaned": self.orphaned,
-            },
-            "api_calls": self.api.calls.snapshot(),
+            "api_calls": self.api.calls.snapshot() if self._api is not None else {"total": 0},
         }
+        if self.failed and task.verbosity < report.FULL_VERBOSITY:
+            # the error and a summary first; the inventory stays in the record (and in the result with -vv)
+            status.pop("inventory", None)
+            pending = describe_pending(self.inventory)
+            data["summary"] = report.inventory_summary(
+                self.inventory, [i.describe() for i in pending["blocking"][:BLOCKING_SHOWN]], len(pending["waiting"])
+            )
+            objects = report.shorten_lists(objects, task.verbosity)
+        data["status"] = status
+        data["objects"] = objects
         data.update(extra)
         return data
 
-    def _track(self, before: Mapping[tuple, InventoryItem], inventory: List[InventoryItem]) -> None:
-        now_keys = {item.key: item for item in inventory}
-        for item in now_keys.values():
-            ref = item.describe()
-            if item.phase == c.PHASE_CREATING and ref not in self.created:
-                self.created.append(ref)
-            elif item.phase == c.PHASE_UPDATING and ref not in self.updated and ref not in self.created:
-                self.updated.append(ref)
-        for key, item in before.items():
-            if key not in now_keys:
-                target = self.deleted if item.phase == c.PHASE_DELETING else self.orphaned
-                if item.describe() not in target:
-                    target.append(item.describe())
+    def fail(self, message: str, changed: bool, **extra: Any) -> ComponentError:
+        """The task's failure, with the result known so far."""
+        self.failed = True
+        return ComponentError(
+            f"component {self.task.namespace}/{self.task.name}: {message}", self.result(changed, **extra)
+        )
 
-    def _run(self, operation: str, inventory: List[InventoryItem], ctx: EngineContext, objects: Any) -> Any:
-        record, store, task = self.record, self.store, self.task
-        last: Dict[str, Any] = {"items": {i.key: _copy_item(i) for i in inventory}, "changed": True}
+    def _persist(self, last: Dict[str, Any], deleting: bool) -> Callable[[List[InventoryItem], ComponentStatus], None]:
+        record, store = self.record, self.store
 
         def persist(items: List[InventoryItem], status: ComponentStatus) -> None:
             listed = inventory_to_list(items)
             last["changed"] = listed != record.inventory
-            self._track(last["items"], items)
-            last["items"] = {i.key: _copy_item(i) for i in items}
             record.absorb(status, listed, _now())
-            store.save(record)
+            if last.get("gone"):
+                return  # the record went with the component's own namespace: nothing left to write into
+            try:
+                store.save(record)
+            except NotFound:
+                if not deleting:
+                    raise
+                last["gone"] = True  # deleting: the namespace holding the record is being deleted
+
+        return persist
+
+    def _loop(
+        self, operation: str, inventory: List[InventoryItem], reconciler: Reconciler, objects: Any
+    ) -> Optional[RunResult]:
+        task = self.task
+        last: Dict[str, Any] = {"changed": True}
 
         def sleep(seconds: float) -> None:
             if not task.wait and not last["changed"]:
@@ -229,11 +246,11 @@ class ComponentRun:
             return run_until_done(
                 operation,
                 inventory,
-                ctx,
-                persist,
+                reconciler,
+                self._persist(last, operation == "delete"),
                 objects=objects,
                 timeout=task.timeout,
-                status=record.component_status(),
+                status=self.record.component_status(),
                 sleep=sleep,
             )
         except _StopWaiting:
@@ -241,35 +258,37 @@ class ComponentRun:
 
     # --- apply -------------------------------------------------------------------------------------------------
 
-    def render(self, digest_revision: int) -> List[Dict[str, Any]]:
+    def render(self, revision: int) -> List[Dict[str, Any]]:
         """The desired objects (C2: the spec is passed read-only; C4/C10: placement namespace and name)."""
         task = self.task
-        if task.templates:
-            return render_files(
+        if task.files is not None:
+            return render_source(
+                task.source_kind,
+                task.files,
                 RenderInput(
-                    files=task.templates,
+                    files=task.files,
                     spec=task.spec,
                     namespace=task.deploy_namespace,
                     name=task.deploy_name,
                     component_namespace=task.namespace,
                     component_name=task.name,
-                    revision=digest_revision,
+                    revision=revision,
                     lookup=self._lookup,
                     lookup_list=self._lookup_list,
                     run_command=task.run_command,
-                )
+                ),
             )
         return inline_definitions(task.definitions if task.definitions is not None else [])
 
     def _lookup(self, api_version: str, kind: str, name: str, namespace: str) -> Optional[Dict[str, Any]]:
-        group, version = split_api_version(api_version)
+        group, _sep, version = api_version.rpartition("/")
         res = self.api.discovery.resource(group, version, kind)
         if res is None:
             return None
         return self.api.get(res, namespace if res.namespaced else "", name)
 
     def _lookup_list(self, api_version: str, kind: str, namespace: str, selector: str) -> List[Dict[str, Any]]:
-        group, version = split_api_version(api_version)
+        group, _sep, version = api_version.rpartition("/")
         res = self.api.discovery.resource(group, version, kind)
         if res is None:
             return []
@@ -277,25 +296,26 @@ class ComponentRun:
 
     def apply(self) -> Dict[str, Any]:
         """state=present."""
-        task, record, store = self.task, self.record, self.store
+        task, store = self.task, self.store
         loaded = store.load()
         if loaded is not None:
-            self.record = record = loaded
+            self.record = loaded
             self.existed = True
+        record = self.record
         now = _now()
         digest = task.digest()
         if self.existed and record.placement and record.placement != self._placement():
-            raise ComponentFailed(
-                f"component {task.namespace}/{task.name} was deployed to {record.placement}; the placement must not "
-                "change after the first apply (C10). Delete the component first, then apply it with the new placement",
-                self.result(False),
+            raise self.fail(
+                f"it was deployed to {record.placement}; the placement must not change after the first apply (C10). "
+                "Delete the component first, then apply it with the new placement",
+                False,
             )
         record.placement = self._placement()
         if record.processingDigest != digest:
             record.generation += 1
             record.processingSince = None
         if task.suspend:  # C13: Pending/Suspended, nothing applied
-            record.set_state(c.STATE_PENDING, c.REASON_SUSPENDED, "Reconciliation is suspended (suspend: true)", now)
+            record.set_state(STATE_PENDING, REASON_SUSPENDED, "Reconciliation is suspended (suspend: true)", now)
             record.observedGeneration, record.lastObservedAt = record.generation, now
             if self.existed and not task.check_mode:
                 store.save(record)
@@ -304,89 +324,115 @@ class ComponentRun:
             record.revision += 1
             record.lastProcessingDigest = digest
         if record.processingDigest != digest:
-            record.set_state(c.STATE_PROCESSING, c.REASON_RESTARTING, "Restarting with changed input", now)
+            record.set_state(STATE_PROCESSING, REASON_RESTARTING, "Restarting with changed input", now)
         record.processingDigest = digest
         objects = self.render(record.revision)
-        ctx = self.context(digest)
-        inventory = inventory_from_list(record.inventory)
-        plan: Optional[planning.Plan] = None
-        if task.check_mode or task.diff:
-            plan = planning.plan_apply(ctx, inventory, objects, task.diff)
-        if task.check_mode and plan is not None:
-            extra: Dict[str, Any] = {"plan": plan.summary()}
+        reconciler = self.reconciler(digest)
+        self.inventory = inventory = inventory_from_list(record.inventory)
+        if task.check_mode:
+            reconciler.apply(inventory, objects)  # one dry-run pass through every wave
+            extra: Dict[str, Any] = {"plan": self.writes.plan()}
             if task.diff:
-                extra["diff"] = plan.diff()
-            return self.result(plan.changes, **extra)
-        writes_before = _writes(self.api)
-        store.ensure_namespace(create=(task.policies.get("missing_namespaces") or "create") != "do-not-create")
-        outcome = self._run("apply", inventory, ctx, objects)
-        changed = _writes(self.api) > writes_before
-        extra = {"diff": plan.diff()} if plan is not None and changed else {}
+                extra["diff"] = self.writes.diff(task.verbosity)
+            return self.result(self.api.calls.writes > 0, **extra)
+        if store.ensure_namespace(create=(task.policies.get("missing_namespaces") or "create") != "do-not-create"):
+            record.createdNamespace = True
+        writes_before = self.api.calls.writes
+        outcome = self._loop("apply", inventory, reconciler, objects)
+        changed = self.api.calls.writes > writes_before
+        extra = {"diff": self.writes.diff(task.verbosity)} if task.diff and changed else {}
         if outcome is None or outcome.done:
             return self.result(changed, **extra)
         message = outcome.error or record.state
-        if record.conditions and record.conditions[0].get("reason") == c.REASON_TIMEOUT:
-            message = f"{message}\nNot ready:\n" + "\n".join(self._not_ready(inventory, ctx))
-        raise ComponentFailed(f"component {task.namespace}/{task.name}: {message}", self.result(changed, **extra))
+        if record.conditions and record.conditions[0].get("reason") == REASON_TIMEOUT:
+            message = f"{message}\n" + self._not_ready(inventory, reconciler)
+        raise self.fail(message, changed, **extra)
 
     def _placement(self) -> Dict[str, str]:
         return {"namespace": self.task.deploy_namespace, "name": self.task.deploy_name}
 
-    def _not_ready(self, inventory: List[InventoryItem], ctx: EngineContext) -> List[str]:
-        lines: List[str] = []
-        pending = [i for i in inventory if i.phase not in (c.PHASE_READY, c.PHASE_COMPLETED)]
-        for item in pending[:NOT_READY_SHOWN]:
-            res = ctx.api.discovery.resource_any_version(item.group, item.kind, item.version)
-            live = ctx.api.get(res, item.namespace, item.name) if res is not None else None
-            if live is None:
-                why = "does not exist yet" if res is not None else "its type is not served by the API server"
-            else:
-                status, message = analyze(live)
-                why = f"{status}: {message}"
-            lines.append(f"- {item.describe()} (phase {item.phase}): {why}")
-        if len(pending) > NOT_READY_SHOWN:
-            lines.append(f"- ... and {len(pending) - NOT_READY_SHOWN} more")
-        return lines
+    def _not_ready(self, inventory: List[InventoryItem], reconciler: Reconciler) -> str:
+        """The objects that block first (written, waiting for readiness), then how many wait behind them."""
+        pending = describe_pending(inventory)
+        blocking, waiting = pending["blocking"], pending["waiting"]
+        lines = ["Blocking (not ready):"]
+        for item in blocking[:BLOCKING_SHOWN]:
+            lines.append(
+                f"- {item.describe()} (apply wave {item.applyOrder}, phase {item.phase}): "
+                f"{reconciler.why_not_ready(item)}"
+            )
+        if len(blocking) > BLOCKING_SHOWN:
+            lines.append(f"- ... and {len(blocking) - BLOCKING_SHOWN} more")
+        if waiting:
+            lines.append(
+                f"{len(waiting)} more object(s) wait behind them (later stages or waves), e.g. "
+                f"{', '.join(i.describe() for i in waiting[:3])}"
+            )
+        return "\n".join(lines)
 
     # --- delete ------------------------------------------------------------------------------------------------
 
     def delete(self) -> Dict[str, Any]:
-        """state=absent: deletion gate, then the delete loop, then the record goes (reference 7.6, 3.4)."""
+        """state=absent: deletion gate, then the delete loop, then the record goes (reference 7.6, 3.4).
+
+        The component's own namespace, when it is one of its objects or when the component created it, goes last:
+        everything else is deleted while the record is kept in it, then the namespace (and the record with it).
+        """
         task, store = self.task, self.store
         loaded = store.load()
         if loaded is None:
             return self.result(False)
         self.record = record = loaded
         self.existed = True
-        ctx = self.context(record.processingDigest)
-        inventory = inventory_from_list(record.inventory)
-        allowed, why = engine.is_deletion_allowed(inventory, ctx)
+        reconciler = self.reconciler(record.processingDigest)
+        self.inventory = inventory = inventory_from_list(record.inventory)
+        try:
+            allowed, why = reconciler.is_deletion_allowed(inventory)
+        except KubeError as exc:
+            if not exc.retriable or task.check_mode:
+                raise
+            allowed, why = True, ""  # transient (a type's storage still initialising): the loop checks again
         if not allowed:
-            now = _now()
-            record.set_state(c.STATE_DELETING, c.REASON_DELETION_BLOCKED, why, now)
+            record.set_state(STATE_DELETING, REASON_DELETION_BLOCKED, why, _now())
             if not task.check_mode:
                 store.save(record)
-            raise ComponentFailed(f"component {task.namespace}/{task.name}: {why}", self.result(False))
+            raise self.fail(why, False)
+        own = [i for i in inventory if (i.group, i.kind, i.name) == ("", "Namespace", task.namespace)]
+        rest = [i for i in inventory if i not in own]
         if task.check_mode:
-            plan = planning.plan_delete(inventory)
-            return self.result(True, plan=plan.summary())
+            reconciler.delete(inventory)  # one dry-run pass through every delete wave
+            return self.result(True, plan=self.writes.plan())
         record.processingDigest = ""  # cleared when deletion starts (reference 1.2)
         record.processingSince = None
-        outcome = self._run("delete", inventory, ctx, None)
-        if outcome is not None and outcome.done:
-            store.delete()
-            record.state = ""
-            return self.result(True)
+        self.inventory = rest
+        outcome = self._loop("delete", rest, reconciler, None)
         if outcome is None:
             return self.result(True)
-        raise ComponentFailed(
-            f"component {task.namespace}/{task.name}: {outcome.error or record.state}", self.result(True)
-        )
+        if not outcome.done:
+            raise self.fail(outcome.error or record.state, True)
+        if own:
+            self.inventory = own
+            outcome = self._loop("delete", own, reconciler, None)  # the record goes with the namespace
+            if outcome is not None and not outcome.done:
+                raise self.fail(outcome.error or record.state, True)
+        elif record.createdNamespace:
+            kept = delete_own_namespace(self.api, store, task.timeout)
+            if kept:
+                store.delete()
+                record.state = ""
+                return self.result(True, warnings=[kept])
+        store.delete()
+        record.state = ""
+        return self.result(True)
 
     def execute(self) -> Dict[str, Any]:
-        """Run the task."""
-        return self.delete() if self.task.state == "absent" else self.apply()
-
-
-def _copy_item(item: InventoryItem) -> InventoryItem:
-    return InventoryItem.from_dict(item.to_dict())
+        """Run the task; errors of the layers below become a ComponentError (the module's one error root)."""
+        try:
+            self.connect()
+            return self.delete() if self.task.state == "absent" else self.apply()
+        except ComponentError as exc:
+            if not exc.result:
+                exc.result = self.result(False)
+            raise
+        except KubeError as exc:
+            raise self.fail(str(exc), self.api.calls.writes > 0 if self._api is not None else False) from None

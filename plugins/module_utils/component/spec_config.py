@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ValidationError
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import parse_duration, to_kebab
+from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import SpecConfigurationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import parse_duration, to_kebab
 
 DEFAULT_TIMEOUT_SECONDS = 600
 DEFAULT_REAPPLY_INTERVAL_SECONDS = 3600
@@ -50,8 +51,9 @@ DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 
 
-class SpecConfigurationError(ValueError):
-    """A recognised spec key has a value that cannot be used as configuration."""
+def _zero_is_default(seconds: Any) -> Any:
+    """C14: a timeout or interval of 0 means the default (None = not given)."""
+    return None if seconds == 0 else seconds
 
 
 def _invalid(key: str, value: Any, expected: str) -> SpecConfigurationError:
@@ -191,9 +193,9 @@ def merge_spec_configuration(task_options: Mapping[str, Any], spec: Mapping[str,
             "name": pick(placement.get("name"), "placement.name", ""),
         },
         "suspend": pick(task_options.get("suspend"), "suspend", False),
-        "timeout": pick(task_options.get("timeout"), "timeout", DEFAULT_TIMEOUT_SECONDS),
+        "timeout": pick(_zero_is_default(task_options.get("timeout")), "timeout", DEFAULT_TIMEOUT_SECONDS),
         "reapply_interval": pick(
-            task_options.get("reapply_interval"), "reapply_interval", DEFAULT_REAPPLY_INTERVAL_SECONDS
+            _zero_is_default(task_options.get("reapply_interval")), "reapply_interval", DEFAULT_REAPPLY_INTERVAL_SECONDS
         ),
         "policies": {
             option: pick(policies.get(option), "policies." + option, default)

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The component record: status in the seed's shape (C3, C5, C6, C7, C8) plus the generation counter.
+"""Component status and states: the seed's status shape (C3, C5, C6, C7, C8), the Ready condition and the record.
 
 A module-driven component has no ``metadata.generation``; the record keeps its own: +1 whenever the component
 digest (spec, source, placement, policies) changes, so observedGeneration/appliedGeneration keep their meaning.
@@ -12,8 +12,66 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import ComponentStatus
+# Component states and Ready reasons (reference 1.3), exact spelling.
+STATE_READY = "Ready"
+STATE_PENDING = "Pending"
+STATE_PROCESSING = "Processing"
+STATE_DELETION_PENDING = "DeletionPending"
+STATE_DELETING = "Deleting"
+STATE_ERROR = "Error"
+
+REASON_READY = "Ready"
+REASON_PROCESSING = "Processing"
+REASON_RESTARTING = "Restarting"
+REASON_FIRST_SEEN = "FirstSeen"
+REASON_SUSPENDED = "Suspended"
+REASON_TIMEOUT = "Timeout"
+REASON_RETRYING = "Retrying"
+REASON_DELETION_RETRYING = "DeletionRetrying"
+REASON_ERROR = "Error"
+REASON_DELETION_BLOCKED = "DeletionBlocked"
+REASON_DELETION_PROCESSING = "DeletionProcessing"
+
+
+@dataclass
+class ComponentStatus:
+    """The part of the component status a run maintains (C5, C6, C7)."""
+
+    state: str = STATE_PENDING
+    ready_status: str = "Unknown"
+    reason: str = REASON_FIRST_SEEN
+    message: str = "First seen"
+    processing_since: Optional[str] = None
+    last_transition_time: Optional[str] = None
+    last_applied_at: Optional[str] = None
+
+    def set(self, state: str, reason: str, message: str, now: str) -> None:
+        """Change state; the Ready condition follows (True for Ready, False for Error, Unknown otherwise)."""
+        ready = "True" if state == STATE_READY else "False" if state == STATE_ERROR else "Unknown"
+        if ready != self.ready_status or self.last_transition_time is None:
+            self.last_transition_time = now
+        self.state, self.ready_status, self.reason, self.message = state, ready, reason, message
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Status fields with their JSON names."""
+        data: Dict[str, Any] = {
+            "state": self.state,
+            "conditions": [
+                {
+                    "type": "Ready",
+                    "status": self.ready_status,
+                    "reason": self.reason,
+                    "message": self.message,
+                    "lastTransitionTime": self.last_transition_time,
+                }
+            ],
+        }
+        if self.processing_since:
+            data["processingSince"] = self.processing_since
+        if self.last_applied_at:
+            data["lastAppliedAt"] = self.last_applied_at
+        return data
+
 
 STATUS_FIELDS = (
     "observedGeneration",
@@ -47,6 +105,7 @@ class ComponentRecord:
     state: str = ""
     inventory: List[Dict[str, Any]] = field(default_factory=list)
     placement: Dict[str, str] = field(default_factory=dict)
+    createdNamespace: bool = False
 
     def status(self) -> Dict[str, Any]:
         """The status returned to the task (C5): every field, absent timestamps as null."""
@@ -58,13 +117,15 @@ class ComponentRecord:
         data = self.status()
         data["generation"] = self.generation
         data["placement"] = dict(self.placement)
+        if self.createdNamespace:
+            data["createdNamespace"] = True
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ComponentRecord:
         """Inverse of ``to_dict``; unknown keys are ignored."""
         record = cls()
-        for name in (*STATUS_FIELDS, "generation", "placement"):
+        for name in (*STATUS_FIELDS, "generation", "placement", "createdNamespace"):
             if name in data and data[name] is not None:
                 setattr(record, name, copy.deepcopy(data[name]))
         return record
@@ -80,7 +141,7 @@ class ComponentRecord:
         ready = self.ready_condition()
         status = ComponentStatus()
         if ready:
-            status.state = self.state or c.STATE_PENDING
+            status.state = self.state or STATE_PENDING
             status.ready_status = str(ready.get("status", "Unknown"))
             status.reason = str(ready.get("reason", ""))
             status.message = str(ready.get("message", ""))
@@ -102,7 +163,7 @@ class ComponentRecord:
         self.state = data["state"]
         self.conditions = data["conditions"]
         self.processingSince = data.get("processingSince")
-        if status.state == c.STATE_READY:
+        if status.state == STATE_READY:
             self.appliedGeneration = self.generation
             self.lastAppliedAt = data.get("lastAppliedAt") or now
         self.inventory = inventory

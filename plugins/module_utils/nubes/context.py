@@ -185,7 +185,7 @@ def check_duration_options(params: Mapping[str, Any]) -> None:
 def open_state_backend(params: Mapping[str, Any]) -> StateBackend:
     """The backend selected by state_backend (P42): the local file, or Secrets + Leases in Kubernetes."""
     if (params.get("state_backend") or "file") == "kubernetes":
-        from ansible_collections.nubes.cloud.plugins.module_utils.nubes.k8s_backend import KubernetesBackend
+        from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 
         return KubernetesBackend.from_params(params)
     timeout = params.get("state_lock_timeout")

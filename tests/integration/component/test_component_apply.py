@@ -33,7 +33,7 @@ def test_create_then_rerun_changes_nothing(ansible: Ansible, kubectl, kube_names
     """C1, C3, C5, C6, C7, C8: a new component is applied, Ready, its status has the seed's shape and is stored
     in a labelled ConfigMap; the second run writes nothing (changed false)."""
     source = ansible.source("web")
-    task = component(kube_namespace, "web", source=source, spec={"replicas": 2})
+    task = component(kube_namespace, "web", source=source, source_kind="templates", spec={"replicas": 2})
     run = ansible.run([task, task])
     first, second = run[0], run[1]
     assert not first.get("failed"), first.get("msg")
@@ -72,8 +72,14 @@ def test_spec_change_updates_and_prunes(ansible: Ansible, kubectl, kube_namespac
     source = ansible.source("web")
     run = ansible.run(
         [
-            component(kube_namespace, "web", source=source, spec={"extra": True}),
-            component(kube_namespace, "web", source=source, spec={"extra": False, "message": "changed"}),
+            component(kube_namespace, "web", source=source, source_kind="templates", spec={"extra": True}),
+            component(
+                kube_namespace,
+                "web",
+                source=source,
+                source_kind="templates",
+                spec={"extra": False, "message": "changed"},
+            ),
         ]
     )
     first, second = run[0], run[1]
@@ -96,8 +102,12 @@ def test_crd_and_its_instance_in_one_component(ansible: Ansible, kubectl, kube_n
     source = ansible.source("crd")
     run = ansible.run(
         [
-            component(kube_namespace, "widgets", source=source, spec={"group": group, "size": 3}),
-            component(kube_namespace, "widgets", source=source, spec={"group": group, "size": 3}),
+            component(
+                kube_namespace, "widgets", source=source, source_kind="templates", spec={"group": group, "size": 3}
+            ),
+            component(
+                kube_namespace, "widgets", source=source, source_kind="templates", spec={"group": group, "size": 3}
+            ),
         ]
     )
     first, second = run[0], run[1]
@@ -120,13 +130,31 @@ def test_placement_namespace_and_name(ansible: Ansible, kubectl, kube_namespace:
     source = ansible.source("web")
     try:
         result = ansible.run(
-            [component(kube_namespace, "web", source=source, placement={"namespace": target, "name": "shop"})]
+            [
+                component(
+                    kube_namespace,
+                    "web",
+                    source=source,
+                    source_kind="templates",
+                    placement={"namespace": target, "name": "shop"},
+                )
+            ]
         )[0]
         assert not result.get("failed"), result.get("msg")
         assert kubectl.json("get", "deployment", "shop", "-n", target)["metadata"]["name"] == "shop"
         assert result["component"]["deployment_namespace"] == target
         kubectl("get", "configmap", "cloud.nubes.component.web", "-n", kube_namespace)
-        moved = ansible.run([component(kube_namespace, "web", source=source, placement={"namespace": kube_namespace})])
+        moved = ansible.run(
+            [
+                component(
+                    kube_namespace,
+                    "web",
+                    source=source,
+                    source_kind="templates",
+                    placement={"namespace": kube_namespace},
+                )
+            ]
+        )
         assert moved[0]["failed"] and "placement must not change" in moved[0]["msg"]
         ansible.run([component(kube_namespace, "web", state="absent")])
     finally:
@@ -136,9 +164,13 @@ def test_placement_namespace_and_name(ansible: Ansible, kubectl, kube_namespace:
 def test_kustomize_source(ansible: Ansible, kubectl, kube_namespace: str) -> None:
     """C2: a directory with kustomization.yaml is rendered as templates, then built with kubectl kustomize."""
     source = ansible.source("kustomize")
-    result = ansible.run([component(kube_namespace, "kust", source=source, spec={"prefix": "blue", "color": "blue"})])[
-        0
-    ]
+    result = ansible.run(
+        [
+            component(
+                kube_namespace, "kust", source=source, source_kind="templates", spec={"prefix": "blue", "color": "blue"}
+            )
+        ]
+    )[0]
     assert not result.get("failed"), result.get("msg")
     settings = kubectl.json("get", "configmap", "blue-settings", "-n", kube_namespace)
     assert settings["data"] == {"color": "blue"}
@@ -159,7 +191,7 @@ def test_every_file_is_a_template_by_default(ansible: Ansible, kubectl, kube_nam
     inline = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inline"}, "data": {"a": "b"}}]
     run = ansible.run(
         [
-            component(kube_namespace, "plain", source=str(source), spec={"size": 5}),
+            component(kube_namespace, "plain", source=str(source), source_kind="templates", spec={"size": 5}),
             component(kube_namespace, "single", source=str(single)),
             {"nubes.cloud.component": {"name": "inline", "namespace": kube_namespace, "definitions": inline}},
         ]
@@ -173,7 +205,7 @@ def test_wait_false_returns_processing(ansible: Ansible, kube_namespace: str) ->
     """C7: wait=false returns after the objects are written, with the current state (Processing for an object that
     does not become ready)."""
     source = ansible.source("never-ready")
-    result = ansible.run([component(kube_namespace, "slow", source=source, wait=False)])[0]
+    result = ansible.run([component(kube_namespace, "slow", source=source, source_kind="templates", wait=False)])[0]
     assert not result.get("failed"), result.get("msg")
     assert result["changed"] is True
     assert result["state"] == "Processing"
@@ -195,7 +227,7 @@ def test_templates_look_up_live_objects(ansible: Ansible, kubectl, kube_namespac
         "data:\n  endpoint: {{ up.data.endpoint if up else 'none' }}\n",
         encoding="utf-8",
     )
-    result = ansible.run([component(kube_namespace, "consumer", source=str(source))])[0]
+    result = ansible.run([component(kube_namespace, "consumer", source=str(source), source_kind="templates")])[0]
     assert not result.get("failed"), result.get("msg")
     assert kubectl.json("get", "configmap", "consumer", "-n", kube_namespace)["data"] == {
         "endpoint": "db.internal:5432"

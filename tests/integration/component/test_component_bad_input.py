@@ -11,7 +11,9 @@ pytestmark = pytest.mark.cluster
 
 def test_template_error_names_file_and_line(ansible: Ansible, kubectl, kube_namespace: str) -> None:
     """C2: an undefined value in a template fails with the template's file and line; nothing is applied."""
-    result = ansible.run([component(kube_namespace, "broken", source=ansible.source("broken-template"))])[0]
+    result = ansible.run(
+        [component(kube_namespace, "broken", source=ansible.source("broken-template"), source_kind="templates")]
+    )[0]
     assert result["failed"] is True
     assert "template broken.yaml.j2, line 6" in result["msg"]
     assert "not_defined_anywhere" in result["msg"]
@@ -27,7 +29,7 @@ def test_template_sandbox_blocks_code(ansible: Ansible, tmp_path, kube_namespace
         "  a: '{{ values.__class__.__mro__[1].__subclasses__() }}'\n",
         encoding="utf-8",
     )
-    result = ansible.run([component(kube_namespace, "evil", source=str(source))])[0]
+    result = ansible.run([component(kube_namespace, "evil", source=str(source), source_kind="templates")])[0]
     assert result["failed"] is True
     assert "cm.yaml" in result["msg"]
 
@@ -35,7 +37,15 @@ def test_template_sandbox_blocks_code(ansible: Ansible, tmp_path, kube_namespace
 def test_unknown_policy_value_is_rejected(ansible: Ansible, kube_namespace: str) -> None:
     """C15: policy values are validated by the argument spec."""
     result = ansible.run(
-        [component(kube_namespace, "web", source=ansible.source("web"), policies={"adoption": "sometimes"})]
+        [
+            component(
+                kube_namespace,
+                "web",
+                source=ansible.source("web"),
+                source_kind="templates",
+                policies={"adoption": "sometimes"},
+            )
+        ]
     )[0]
     assert result["failed"] is True
     assert "adoption" in result["msg"] and "sometimes" in result["msg"]
@@ -43,7 +53,9 @@ def test_unknown_policy_value_is_rejected(ansible: Ansible, kube_namespace: str)
 
 def test_object_without_kind_is_rejected(ansible: Ansible, kubectl, kube_namespace: str) -> None:
     """An object without kind fails with the file and document number; nothing is applied."""
-    result = ansible.run([component(kube_namespace, "nokind", source=ansible.source("no-kind"))])[0]
+    result = ansible.run(
+        [component(kube_namespace, "nokind", source=ansible.source("no-kind"), source_kind="templates")]
+    )[0]
     assert result["failed"] is True
     assert "file objects.yaml, document 2" in result["msg"] and "without kind" in result["msg"]
     assert kubectl("get", "configmap", "fine", "-n", kube_namespace, check=False).returncode != 0

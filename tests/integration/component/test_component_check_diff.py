@@ -13,7 +13,7 @@ def test_check_mode_writes_nothing_and_reports_the_plan(ansible: Ansible, kubect
     """Check mode: a new component reports what would be created and writes nothing (no objects, no record); after
     an apply, a spec change reports updates and prunes; check mode on deletion reports the prunes."""
     source = ansible.source("web")
-    planned = ansible.run([component(kube_namespace, "web", source=source)], check=True)[0]
+    planned = ansible.run([component(kube_namespace, "web", source=source, source_kind="templates")], check=True)[0]
     assert not planned.get("failed"), planned.get("msg")
     assert planned["changed"] is True
     assert sorted(planned["plan"]["create"]) == [
@@ -24,10 +24,14 @@ def test_check_mode_writes_nothing_and_reports_the_plan(ansible: Ansible, kubect
     assert kubectl("get", "deployment", "web", "-n", kube_namespace, check=False).returncode != 0
     assert kubectl("get", "configmap", "cloud.nubes.component.web", "-n", kube_namespace, check=False).returncode != 0
 
-    ansible.run([component(kube_namespace, "web", source=source, spec={"extra": True})])
-    unchanged = ansible.run([component(kube_namespace, "web", source=source, spec={"extra": True})], check=True)[0]
+    ansible.run([component(kube_namespace, "web", source=source, source_kind="templates", spec={"extra": True})])
+    unchanged = ansible.run(
+        [component(kube_namespace, "web", source=source, source_kind="templates", spec={"extra": True})], check=True
+    )[0]
     assert unchanged["changed"] is False
-    change = ansible.run([component(kube_namespace, "web", source=source, spec={"replicas": 4})], check=True)[0]
+    change = ansible.run(
+        [component(kube_namespace, "web", source=source, source_kind="templates", spec={"replicas": 4})], check=True
+    )[0]
     assert change["changed"] is True
     # the settings ConfigMap shows the revision, which grows with every spec change
     assert sorted(change["plan"]["update"]) == [
@@ -46,7 +50,7 @@ def test_check_mode_reports_adoption(ansible: Ansible, kubectl, kube_namespace: 
     """C15: an existing unowned object would be adopted (adoption policy if-unowned)."""
     kubectl.apply(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-settings\n  namespace: {kube_namespace}\n")
     source = ansible.source("web")
-    planned = ansible.run([component(kube_namespace, "web", source=source)], check=True)[0]
+    planned = ansible.run([component(kube_namespace, "web", source=source, source_kind="templates")], check=True)[0]
     assert planned["plan"]["adopt"] == [f"ConfigMap {kube_namespace}/web-settings"]
 
 
@@ -54,9 +58,17 @@ def test_diff_mode_shows_changed_objects_with_masked_secrets(ansible: Ansible, k
     """Diff mode: object-level before/after of changed objects only; Secret values are masked (changed ones marked)
     and never appear in the output."""
     source = ansible.source("web")
-    ansible.run([component(kube_namespace, "web", source=source)])
+    ansible.run([component(kube_namespace, "web", source=source, source_kind="templates")])
     run = ansible.run(
-        [component(kube_namespace, "web", source=source, spec={"replicas": 2, "password": "n3w-p4ssw0rd-value"})],
+        [
+            component(
+                kube_namespace,
+                "web",
+                source=source,
+                source_kind="templates",
+                spec={"replicas": 2, "password": "n3w-p4ssw0rd-value"},
+            )
+        ],
         diff=True,
     )
     result = run[0]

@@ -101,9 +101,13 @@ def test_impersonation_allowed_and_denied(ansible: Ansible, kubectl, kube_namesp
     run = ansible.run(
         [
             component(
-                kube_namespace, "web", source=source, impersonate={"user": "alice", "groups": ["nubes:deployers"]}
+                kube_namespace,
+                "web",
+                source=source,
+                source_kind="templates",
+                impersonate={"user": "alice", "groups": ["nubes:deployers"]},
             ),
-            component(kube_namespace, "denied", source=source, impersonate={"user": "carol"}),
+            component(kube_namespace, "denied", source=source, source_kind="templates", impersonate={"user": "carol"}),
         ]
     )
     allowed, denied = run[0], run[1]

@@ -16,8 +16,10 @@ def test_suspended_component_is_not_applied_but_can_be_deleted(ansible: Ansible,
     source = ansible.source("web")
     run = ansible.run(
         [
-            component(kube_namespace, "web", source=source),
-            component(kube_namespace, "web", source=source, spec={"replicas": 3}, suspend=True),
+            component(kube_namespace, "web", source=source, source_kind="templates"),
+            component(
+                kube_namespace, "web", source=source, source_kind="templates", spec={"replicas": 3}, suspend=True
+            ),
             component(kube_namespace, "web", state="absent"),
         ]
     )
@@ -36,10 +38,14 @@ def test_suspended_component_is_not_applied_but_can_be_deleted(ansible: Ansible,
 def test_suspension_keeps_live_objects_unchanged(ansible: Ansible, kubectl, kube_namespace: str) -> None:
     """C13: while suspended a spec change is not applied; resuming applies it."""
     source = ansible.source("web")
-    ansible.run([component(kube_namespace, "web", source=source)])
-    ansible.run([component(kube_namespace, "web", source=source, spec={"replicas": 3}, suspend=True)])
+    ansible.run([component(kube_namespace, "web", source=source, source_kind="templates")])
+    ansible.run(
+        [component(kube_namespace, "web", source=source, source_kind="templates", spec={"replicas": 3}, suspend=True)]
+    )
     assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 1
-    resumed = ansible.run([component(kube_namespace, "web", source=source, spec={"replicas": 3})])[0]
+    resumed = ansible.run(
+        [component(kube_namespace, "web", source=source, source_kind="templates", spec={"replicas": 3})]
+    )[0]
     assert resumed["state"] == "Ready" and resumed["changed"] is True
     assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 3
 
@@ -49,7 +55,7 @@ def test_deletion_with_orphan_policy_keeps_objects(ansible: Ansible, kubectl, ku
     source = ansible.source("web")
     run = ansible.run(
         [
-            component(kube_namespace, "keep", source=source, policies={"delete": "orphan"}),
+            component(kube_namespace, "keep", source=source, source_kind="templates", policies={"delete": "orphan"}),
             component(kube_namespace, "keep", state="absent"),
         ]
     )
@@ -71,7 +77,9 @@ def test_deletion_blocked_by_foreign_instance(ansible: Ansible, kubectl, kube_na
     task fails naming the instance, and succeeds once the instance is gone."""
     group = f"g{uuid.uuid4().hex[:8]}.nubes.test"
     source = ansible.source("crd")
-    applied = ansible.run([component(kube_namespace, "types", source=source, spec={"group": group})])[0]
+    applied = ansible.run(
+        [component(kube_namespace, "types", source=source, source_kind="templates", spec={"group": group})]
+    )[0]
     assert not applied.get("failed"), applied.get("msg")
     kubectl.apply(
         f"apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: foreign\n  namespace: {kube_namespace}\nspec: {{}}\n"
@@ -92,12 +100,12 @@ def test_timeout_names_what_is_not_ready(ansible: Ansible, kube_namespace: str) 
     """C14, C7: an object that never becomes ready ends the task at the timeout in state Error, reason Timeout,
     with a readable list of what is not ready and why."""
     source = ansible.source("never-ready")
-    result = ansible.run([component(kube_namespace, "stuck", source=source, timeout=4)])[0]
+    result = ansible.run([component(kube_namespace, "stuck", source=source, source_kind="templates", timeout=4)])[0]
     assert result["failed"] is True
     assert result["state"] == "Error"
     ready = result["status"]["conditions"][0]
     assert (ready["status"], ready["reason"]) == ("False", "Timeout")
-    assert "Not ready:" in result["msg"]
+    assert "Blocking (not ready):" in result["msg"]
     assert f"Deployment.apps {kube_namespace}/stuck" in result["msg"]
     assert f"ConfigMap {kube_namespace}/stuck-ready-one" not in result["msg"]
 

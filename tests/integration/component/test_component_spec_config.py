@@ -20,8 +20,18 @@ def test_spec_suspend_is_used_unless_the_task_sets_suspend(ansible: Ansible, kub
     spec = {"suspend": True, "replicas": 2}
     run = ansible.run(
         [
-            component(kube_namespace, "web", source=source, spec=spec, spec_configuration=True),
-            component(kube_namespace, "web", source=source, spec=spec, spec_configuration=True, suspend=False),
+            component(
+                kube_namespace, "web", source=source, source_kind="templates", spec=spec, spec_configuration=True
+            ),
+            component(
+                kube_namespace,
+                "web",
+                source=source,
+                source_kind="templates",
+                spec=spec,
+                spec_configuration=True,
+                suspend=False,
+            ),
         ]
     )
     suspended, applied = run[0], run[1]
@@ -43,7 +53,9 @@ def test_spec_keys_are_ignored_without_spec_configuration(ansible: Ansible, kube
     """C9: without ``spec_configuration`` (default false) ``suspend`` in the spec is only a parameter: the
     component is applied."""
     source = ansible.source("web")
-    result = ansible.run([component(kube_namespace, "web", source=source, spec={"suspend": True})])[0]
+    result = ansible.run(
+        [component(kube_namespace, "web", source=source, source_kind="templates", spec={"suspend": True})]
+    )[0]
     assert not result.get("failed"), result.get("msg")
     assert result["state"] == "Ready"
     kubectl("get", "deployment", "web", "-n", kube_namespace)
@@ -61,6 +73,7 @@ def test_spec_namespace_and_name_place_the_objects(ansible: Ansible, kubectl, ku
                     kube_namespace,
                     "web",
                     source=source,
+                    source_kind="templates",
                     spec={"namespace": target, "name": "shop"},
                     spec_configuration=True,
                 )
@@ -88,6 +101,7 @@ def test_invalid_spec_configuration_fails_naming_the_key(ansible: Ansible, kube_
                 kube_namespace,
                 "web",
                 source=source,
+                source_kind="templates",
                 spec={"updatePolicy": "Merge", "timeout": "10m"},
                 spec_configuration=True,
             )
@@ -109,6 +123,7 @@ def test_spec_service_account_name_is_impersonated(ansible: Ansible, kubectl, ku
                 kube_namespace,
                 "web",
                 source=source,
+                source_kind="templates",
                 spec={"serviceAccountName": "nobody"},
                 spec_configuration=True,
             )

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any, cast
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.k8s_backend import KubernetesBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 
 

@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.k8s_backend import KubernetesBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.emulator import EmulatorServer
 from tests.integration.state.pods import REPO, Pod, failed_msgs, kube_env, live_instances, write_calls

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.k8s_backend import KubernetesBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.emulator import EmulatorServer
 from tests.integration.state.pods import BIN, Pod, kube_env, write_calls

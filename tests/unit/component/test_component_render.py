@@ -6,14 +6,12 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.render import (
-    RenderError,
-    RenderInput,
-    deep_merge,
+from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import RenderError
+from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import (
     inline_definitions,
     parse_manifests,
-    render_files,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderInput, deep_merge, render_files
 
 
 def _render(files: Dict[str, str], spec: Dict[str, Any] | None = None, **kwargs: Any) -> List[Dict[str, Any]]:
@@ -163,7 +161,7 @@ def test_kustomize_runs_through_the_runner() -> None:
     def failing(argv: List[str]) -> Tuple[int, str, str]:
         return 1, "", f"Error: accumulating resources in {argv[-1]}"
 
-    with pytest.raises(RenderError, match="kustomize build failed: Error: accumulating resources in <source>"):
+    with pytest.raises(RenderError, match="kustomize build of <rendered templates> failed: Error: accumulating"):
         _render(files, run_command=failing, kustomize_command=["kustomize", "build"])
 
 

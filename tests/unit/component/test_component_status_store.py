@@ -7,11 +7,14 @@ import gzip
 import json
 from typing import Any, Dict, List, Optional
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.connection import kubeconfig_dict, sensitive_values
-from ansible_collections.nubes.cloud.plugins.module_utils.component.plan import MASK, clean
-from ansible_collections.nubes.cloud.plugins.module_utils.component.status import STATUS_FIELDS, ComponentRecord
-from ansible_collections.nubes.cloud.plugins.module_utils.component.store import ComponentStore, record_name
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.run import ComponentStatus
+from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore, record_name
+from ansible_collections.nubes.cloud.plugins.module_utils.component.report import MASK, clean
+from ansible_collections.nubes.cloud.plugins.module_utils.component.status import (
+    STATUS_FIELDS,
+    ComponentRecord,
+    ComponentStatus,
+)
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import kubeconfig_dict, sensitive_values
 
 
 class _FakeCalls:

@@ -1,0 +1,32 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The component module's one error root, caught once in the module's ``main``.
+
+Errors of the layers below (``kube.errors.KubeError``: connection, API answers, the reconciler's object errors)
+are turned into a :class:`ComponentError` at one boundary (``runner.run_task``), so their messages keep naming
+the object, the wave and what to do, and the module fails with the status known so far.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+
+class ComponentError(Exception):
+    """The task fails with ``message``; ``result`` holds what is known (status, summary) for the module result."""
+
+    def __init__(self, message: str, result: Optional[Dict[str, Any]] = None) -> None:
+        super().__init__(message)
+        self.result: Dict[str, Any] = dict(result or {})
+
+
+class SourceError(ComponentError):
+    """The source path cannot be read or built."""
+
+
+class RenderError(ComponentError):
+    """A template or manifest cannot be rendered; the message names the file and line."""
+
+
+class SpecConfigurationError(ComponentError, ValueError):
+    """A configuration key of the spec (C9) has a wrong type or value."""

@@ -1,0 +1,130 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a run reports: the objects written (from the reconciler's observer), diffs with Secret values masked, and
+output sizes kept readable: the error and a summary first, the full inventory and large objects behind verbosity
+(``-vv``) or in the status kept in the cluster."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem
+
+MASK = "********"
+NOISE_METADATA = ("managedFields", "resourceVersion", "uid", "generation", "creationTimestamp", "selfLink")
+LARGE_OBJECT_BYTES = 16 * 1024  # a created or deleted object larger than this is summarised in a diff
+LIST_LIMIT = 20  # objects named per list in a failed task's result (all of them with -vv)
+FULL_VERBOSITY = 2
+PLAN_KEYS = {"created": "create", "updated": "update", "adopted": "adopt", "deleted": "prune", "orphaned": "orphan"}
+
+
+def clean(obj: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
+    """An object as shown in a diff: no server bookkeeping, no status, Secret values masked."""
+    if obj is None:
+        return None
+    data: Dict[str, Any] = copy.deepcopy(dict(obj))
+    metadata = data.get("metadata") or {}
+    for key in NOISE_METADATA:
+        metadata.pop(key, None)
+    data.pop("status", None)
+    if data.get("kind") == "Secret" and str(data.get("apiVersion")) == "v1":
+        for key in ("data", "stringData"):
+            if isinstance(data.get(key), dict):
+                data[key] = {name: MASK for name in data[key]}
+    return data
+
+
+def mask_changed_secret(
+    before: Optional[Dict[str, Any]], after: Optional[Dict[str, Any]], raw_before: Any, raw_after: Any
+) -> None:
+    """Mark masked Secret values that differ, so a diff still shows which keys changed."""
+    if not before or not after or after.get("kind") != "Secret":
+        return
+    old = (raw_before or {}).get("data") or {}
+    new = (raw_after or {}).get("data") or {}
+    for name in after.get("data") or {}:
+        if old.get(name) != new.get(name):
+            after["data"][name] = MASK + " (changed)"
+
+
+def summarised(obj: Optional[Dict[str, Any]], verbosity: int) -> Optional[Dict[str, Any]]:
+    """A large object, shown whole only from ``-vv``: otherwise apiVersion, kind, metadata and its size."""
+    if obj is None or verbosity >= FULL_VERBOSITY:
+        return obj
+    size = len(json.dumps(obj))
+    if size <= LARGE_OBJECT_BYTES:
+        return obj
+    short: Dict[str, Any] = {key: obj[key] for key in ("apiVersion", "kind", "metadata") if key in obj}
+    short["(not shown)"] = f"{size} bytes; run with -vv to see the whole object"
+    return short
+
+
+class Writes:
+    """The reconciler's observer: which objects were created, updated, adopted, deleted, orphaned, and their diff."""
+
+    def __init__(self) -> None:
+        self.actions: Dict[str, List[str]] = {key: [] for key in (*PLAN_KEYS, "released")}
+        self.before: Dict[str, Any] = {}
+        self.after: Dict[str, Any] = {}
+
+    def __call__(
+        self, action: str, ref: str, before: Optional[Dict[str, Any]], after: Optional[Dict[str, Any]]
+    ) -> None:
+        if ref not in self.actions[action]:
+            self.actions[action].append(ref)
+        if action == "released":
+            return
+        if ref not in self.before:
+            self.before[ref] = before
+        self.after[ref] = after
+
+    def objects(self) -> Dict[str, List[str]]:
+        """The ``objects`` result: created, updated (adopted ones too), deleted, orphaned."""
+        return {
+            "created": list(self.actions["created"]),
+            "updated": [
+                *self.actions["updated"],
+                *(r for r in self.actions["adopted"] if r not in self.actions["updated"]),
+            ],
+            "deleted": list(self.actions["deleted"]),
+            "orphaned": list(self.actions["orphaned"]),
+        }
+
+    def plan(self) -> Dict[str, List[str]]:
+        """The ``plan`` result of check mode: create, update, adopt, prune, orphan."""
+        return {plan: list(self.actions[action]) for action, plan in PLAN_KEYS.items()}
+
+    def diff(self, verbosity: int) -> Dict[str, Any]:
+        """Ansible's ``diff``: before/after per written object, cleaned and masked; large creations summarised."""
+        before_all: Dict[str, Any] = {}
+        after_all: Dict[str, Any] = {}
+        for ref in self.after:
+            raw_before, raw_after = self.before.get(ref), self.after.get(ref)
+            before, after = clean(raw_before), clean(raw_after)
+            mask_changed_secret(before, after, raw_before, raw_after)
+            if before is None or after is None:  # created or deleted: the whole object would be printed
+                before, after = summarised(before, verbosity), summarised(after, verbosity)
+            before_all[ref], after_all[ref] = before, after
+        return {"before": before_all, "after": after_all}
+
+
+def inventory_summary(inventory: Sequence[InventoryItem], blocking: Sequence[str], waiting: int) -> Dict[str, Any]:
+    """Counts by phase, and what blocks first."""
+    phases: Dict[str, int] = {}
+    for item in inventory:
+        phases[item.phase or "Unknown"] = phases.get(item.phase or "Unknown", 0) + 1
+    return {"objects": len(inventory), "phases": phases, "blocking": list(blocking), "waiting": waiting}
+
+
+def shorten_lists(objects: Dict[str, List[str]], verbosity: int) -> Dict[str, List[str]]:
+    """At most LIST_LIMIT names per list, unless -vv."""
+    if verbosity >= FULL_VERBOSITY:
+        return objects
+    short: Dict[str, List[str]] = {}
+    for key, names in objects.items():
+        short[key] = names[:LIST_LIMIT] + (
+            [f"... and {len(names) - LIST_LIMIT} more"] if len(names) > LIST_LIMIT else []
+        )
+    return short

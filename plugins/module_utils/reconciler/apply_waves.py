@@ -1,0 +1,435 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Apply waves: ``apply`` brings the desired objects one step further (reference 3.3).
+
+Every call is one step: it does what it safely can and returns False to be called again. The caller persists the
+inventory (a list of ``InventoryItem``) between calls. When an apply adds items it returns before creating anything
+(write-ahead), so a crash never leaves an untracked object behind (C8). Redundant items are pruned by the delete
+waves (``delete_waves``) only after every apply wave is ready.
+
+In a dry run (``ctx.dry_run``, check mode) one call goes through every wave: the same adoption checks, digests
+and policies decide, every write is sent with ``dryRun=All`` (the server validates it, nothing is persisted), and
+nothing waits for readiness.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time, parse_time
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import NAMESPACES, ResourceInfo
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError, Conflict, NotFound
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import writer
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.delete_waves import delete_waves
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.digest import item_digest
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import (
+    MissingNamespaceError,
+    ObjectError,
+    OwnerConflictError,
+    ValidationError,
+)
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem, ObjectKey
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.live import STORAGE_NOT_READY, ListKey, LiveReader
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.normalize import DesiredObject, normalise_objects
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ordering import (
+    NAMESPACE,
+    STAGE_LATE,
+    STAGE_MANAGED_INSTANCE,
+    STAGE_REGULAR,
+    apply_priority,
+    apply_sort_key,
+    apply_stage,
+    holds_back_instances,
+    is_managed_instance,
+    is_type_definition,
+)
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.steps import (
+    WorkingInventory,
+    annotations_of,
+    is_ours,
+    labels_of,
+    owned_reader,
+    owner_of,
+    prefetch,
+    run_all,
+    terminating,
+)
+
+_ADOPTION_LIST_THRESHOLD = 2  # new objects of one type/namespace from which one LIST beats GETs
+_STAGE_NAMES = {STAGE_REGULAR: "", STAGE_LATE: ", APIServices", STAGE_MANAGED_INSTANCE: ", managed instances"}
+
+
+def _check_adoption(ctx: EngineContext, desired: DesiredObject, live: Dict[str, Any]) -> None:
+    """C15: adoption check for objects new to the inventory (reference 4, adoption-policy)."""
+    policy = desired.policies.adoption_policy
+    owner = labels_of(live).get(ctx.markers.owner_label, "")
+    if owner == ctx.hashed_owner_id:
+        return  # ours already, e.g. after the inventory was lost
+    if not owner:
+        if policy in (c.ADOPTION_IF_UNOWNED, c.ADOPTION_ALWAYS):
+            return
+        raise OwnerConflictError(
+            f"{desired.describe()} already exists and is not owned by any component; adoption policy is Never. "
+            "Delete the object, or set the adoption-policy annotation to if-unowned to take it over"
+        )
+    if policy == c.ADOPTION_ALWAYS:
+        return
+    raise OwnerConflictError(
+        f"owner conflict; object {desired.describe()} is owned by {owner_of(ctx, live)}. Remove it from one of the "
+        "components, or set the adoption-policy annotation to always to take it over"
+    )
+
+
+def _read_new_objects(
+    ctx: EngineContext, new: List[DesiredObject], resources: Dict[ObjectKey, Optional[ResourceInfo]]
+) -> Dict[ObjectKey, Optional[Dict[str, Any]]]:
+    """Live state of objects new to the inventory: one metadata LIST per type/namespace where there are several."""
+    reader = owned_reader(ctx)
+    counts: Dict[ListKey, int] = {}
+    for desired in new:
+        res = resources[desired.key]
+        if res is not None:
+            key = (res, desired.namespace if res.namespaced else "")
+            counts[key] = counts.get(key, 0) + 1
+    prefetch(ctx, reader, [k for k, n in counts.items() if n >= _ADOPTION_LIST_THRESHOLD], unfiltered=True)
+
+    def read(desired: DesiredObject) -> Tuple[ObjectKey, Optional[Dict[str, Any]]]:
+        try:
+            return desired.key, reader.get(resources[desired.key], desired.namespace, desired.name)
+        except ApiError as exc:
+            raise ObjectError(desired.describe(), None, "read", exc) from None
+
+    return dict(run_all(ctx, read, new))
+
+
+def _validate_set(inv: WorkingInventory, desired_by_key: Dict[ObjectKey, DesiredObject]) -> None:
+    """Instances after their types and namespace members after their namespace (reference 3.3 step 6)."""
+    type_items = [item for item in inv.items if item.managedTypes]
+    namespace_items = {item.name: item for item in inv.items if (item.group, item.kind) == NAMESPACE}
+    live_phases = (c.PHASE_SCHEDULED_FOR_DELETION, c.PHASE_DELETING)
+    for item in inv.items:
+        parents: List[Tuple[str, InventoryItem]] = []
+        for type_item in type_items:
+            if type_item is item:
+                continue
+            if is_managed_instance(item.group, item.version, item.kind, type_item.managedTypes):
+                parents.append(("type", type_item))
+        if item.namespace and item.namespace in namespace_items:
+            parents.append(("namespace", namespace_items[item.namespace]))
+        for what, parent in parents:
+            both_desired = item.key in desired_by_key and parent.key in desired_by_key
+            if both_desired and (item.applyOrder < parent.applyOrder or item.deleteOrder > parent.deleteOrder):
+                raise ValidationError(
+                    f"{item.describe()} must have apply-order >= {parent.applyOrder} and delete-order <= "
+                    f"{parent.deleteOrder} because its {what} {parent.describe()} is part of the set"
+                )
+            if parent.phase in live_phases and item.phase not in live_phases:
+                raise ValidationError(
+                    f"{parent.describe()} cannot be deleted while {item.describe()} is still part of the set; "
+                    "remove both, or keep both"
+                )
+
+
+def _refresh_item(item: InventoryItem, desired: DesiredObject) -> None:
+    item.group, item.version, item.kind = desired.group, desired.version, desired.kind
+    item.namespace, item.name = desired.namespace, desired.name
+    policies = desired.policies
+    item.adoptionPolicy = policies.adoption_policy
+    item.reconcilePolicy = policies.reconcile_policy
+    item.updatePolicy = policies.update_policy
+    item.deletePolicy = policies.delete_policy
+    item.applyOrder = policies.apply_order
+    item.deleteOrder = policies.delete_order
+    item.managedTypes = list(desired.managed_types)
+
+
+def _ensure_namespaces(ctx: EngineContext, desired: List[DesiredObject]) -> None:
+    """Missing-namespaces policy Create: create referenced namespaces that are not part of the set (step 9)."""
+    if ctx.effective_defaults.missing_namespaces_policy != c.MISSING_NAMESPACES_CREATE:
+        return
+    in_set = {d.name for d in desired if (d.group, d.kind) == NAMESPACE}
+    wanted = sorted({d.namespace for d in desired if d.namespace and d.namespace not in in_set})
+
+    def ensure(name: str) -> None:
+        if ctx.namespace_known(name):
+            return
+        try:
+            if ctx.api.get(NAMESPACES, "", name) is None:
+                body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+                created = ctx.api.create(NAMESPACES, "", body)
+                ctx.observe("created", f"Namespace {name}", None, created)
+        except Conflict:
+            pass
+        except ApiError as exc:
+            raise ObjectError(f"Namespace {name}", None, "create (missing-namespaces policy Create)", exc) from None
+        ctx.remember_namespace(name)
+
+    run_all(ctx, ensure, wanted)
+
+
+def _reapply_due(ctx: EngineContext, item: InventoryItem, interval: float) -> bool:
+    """C17: force a reapply when the object was never written by us or its reapply interval has passed."""
+    if not item.lastAppliedAt:
+        return True
+    try:
+        last = parse_time(item.lastAppliedAt)
+    except ValueError:
+        return True
+    return (ctx.clock() - last).total_seconds() >= interval
+
+
+def _namespace_missing(exc: ApiError) -> bool:
+    return isinstance(exc, NotFound) and (exc.body.get("details") or {}).get("kind") == "namespaces"
+
+
+def _apply_object(
+    ctx: EngineContext,
+    reader: LiveReader,
+    desired: DesiredObject,
+    item: InventoryItem,
+    res: Optional[ResourceInfo],
+    wave: str,
+) -> bool:
+    """Create, update or check one object; True when it is ready (reference 3.3 step 12)."""
+    if res is None:
+        if ctx.dry_run:
+            # its CRD or APIService is part of the set and would be created first: the server cannot validate it
+            ctx.observe("created", desired.describe(), None, desired.manifest)
+            return True
+        # The type is not served yet (a CRD of the set is not established): wait.
+        ctx.api.discovery.invalidate(desired.group, desired.version)
+        return False
+    try:
+        return _write_or_check(ctx, reader, desired, item, res)
+    except ApiError as exc:
+        if _namespace_missing(exc) and ctx.dry_run:
+            # its namespace would be created first (dry-run creates persist nothing): not validated by the server
+            ctx.observe("created", desired.describe(), None, desired.manifest)
+            return True
+        if _namespace_missing(exc):
+            raise MissingNamespaceError(
+                f"cannot create {desired.describe()}: namespace {desired.namespace} does not exist and the "
+                "missing-namespaces policy is DoNotCreate; create the namespace, add it to the objects, or set "
+                "the policy to Create"
+            ) from None
+        action = "read" if exc.method == "GET" else f"write ({item.updatePolicy or 'create'})"
+        raise ObjectError(desired.describe(), wave, action, exc) from None
+
+
+def _write_or_check(
+    ctx: EngineContext, reader: LiveReader, desired: DesiredObject, item: InventoryItem, res: ResourceInfo
+) -> bool:
+    now = format_time(ctx.clock())
+    never_written = item.lastAppliedAt is None and item.phase == c.PHASE_SCHEDULED_FOR_APPLICATION
+    try:
+        # An object we never wrote and that is not in the owner-label LIST is created right away (no GET): if it
+        # exists after all, the create fails with a conflict and the normal path below reads it.
+        live = reader.get(res, desired.namespace, desired.name, owned_only=never_written)
+    except ApiError as exc:
+        if exc.status in STORAGE_NOT_READY:
+            return False  # the type's storage is still initialising: not ready yet
+        raise
+    if live is None:
+        body = writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx)
+        try:
+            created = writer.create(ctx.api, res, body, item.updatePolicy, ctx)
+        except Conflict:
+            if not never_written:
+                raise
+            live = ctx.api.get(res, desired.namespace, desired.name)
+            if live is None:
+                raise
+        else:
+            ctx.observe("created", desired.describe(), None, created)
+            item.phase = c.PHASE_CREATING
+            item.lastAppliedAt = now
+            return ctx.dry_run
+    live_digest = annotations_of(live).get(ctx.markers.digest_annotation, "")
+    both_once = live_digest == c.ONCE_DIGEST and item.digest == c.ONCE_DIGEST
+    stale = live_digest != item.digest or _reapply_due(ctx, item, desired.policies.reapply_interval)
+    if not terminating(live) and stale and not both_once:
+        body = writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx)
+        written = writer.update(ctx.api, res, body, live, item.updatePolicy, ctx)
+        ctx.observe("updated" if is_ours(ctx, live) else "adopted", desired.describe(), live, written)
+        item.phase = c.PHASE_UPDATING
+        item.lastAppliedAt = now
+        return ctx.dry_run
+    status, _message = ctx.analyzer(live, desired.policies.status_hints)
+    item.status = status
+    if not terminating(live) and status == c.STATUS_CURRENT:
+        item.phase = c.PHASE_READY
+        return True
+    return ctx.dry_run
+
+
+def _complete_purges(ctx: EngineContext, inv: WorkingInventory) -> int:
+    """ScheduledForCompletion -> DELETE -> Completing -> Completed (step 11). Returns the pending count."""
+    todo = [i for i in inv.items if i.phase in (c.PHASE_SCHEDULED_FOR_COMPLETION, c.PHASE_COMPLETING)]
+    if not todo or ctx.dry_run:
+        return 0
+    reader = owned_reader(ctx)
+
+    def complete(item: InventoryItem) -> int:
+        res = ctx.api.discovery.resource_any_version(item.group, item.kind, item.version)
+        try:
+            live = reader.get(res, item.namespace, item.name)
+            if item.phase == c.PHASE_SCHEDULED_FOR_COMPLETION:
+                if live is not None and res is not None and is_ours(ctx, live) and not terminating(live):
+                    writer.delete(ctx.api, res, live)
+                    ctx.observe("deleted", item.describe(), live, None)
+                item.phase, item.status = c.PHASE_COMPLETING, c.STATUS_TERMINATING
+                return 1
+        except ApiError as exc:
+            raise ObjectError(item.describe(), f"purge at apply wave {item.applyOrder}", "delete", exc) from None
+        if live is None:
+            item.phase, item.status = c.PHASE_COMPLETED, ""
+            return 0
+        return 1
+
+    return sum(run_all(ctx, complete, todo))
+
+
+def _waves(desired: Sequence[DesiredObject], managed: Dict[ObjectKey, bool]) -> List[List[DesiredObject]]:
+    ordered = sorted(
+        desired, key=lambda d: apply_sort_key(d.policies.apply_order, d.group, d.kind, managed[d.key], d.index)
+    )
+    waves: List[List[DesiredObject]] = []
+    for d in ordered:
+        if waves and waves[-1][0].policies.apply_order == d.policies.apply_order:
+            waves[-1].append(d)
+        else:
+            waves.append([d])
+    return waves
+
+
+def apply(inventory: List[InventoryItem], objects: Sequence[Any], ctx: EngineContext) -> bool:
+    """Apply the desired objects one step further; True when everything is applied, ready and pruned.
+
+    ``inventory`` is updated in place (only when the step succeeds up to the inventory build; a validation or owner
+    error leaves it unchanged). Persist it after every call.
+    """
+    api = ctx.api
+    api.discovery.reset_misses()
+    desired = normalise_objects(objects, ctx.namespace, ctx.markers, ctx.effective_defaults, api.discovery.scope)
+    resources: Dict[ObjectKey, Optional[ResourceInfo]] = {
+        d.key: api.discovery.resource(d.group, d.version, d.kind) for d in desired
+    }
+    desired_by_key = {d.key: d for d in desired}
+    inv = WorkingInventory(copy.deepcopy(list(inventory)))
+    digests = {d.key: item_digest(d.manifest, d.policies.reconcile_policy, ctx.component_digest) for d in desired}
+
+    # Step 5: adoption checks for objects new to the inventory, then the new inventory.
+    new = [d for d in desired if d.key not in inv.by_key]
+    if new:
+        live_new = _read_new_objects(ctx, new, resources)
+        for d in new:
+            live = live_new.get(d.key)
+            if live is not None:
+                _check_adoption(ctx, d, live)
+        for d in new:
+            inv.add(InventoryItem(group=d.group, version=d.version, kind=d.kind, name=d.name, namespace=d.namespace))
+    for d in desired:
+        item = inv.by_key[d.key]
+        _refresh_item(item, d)
+        if digests[d.key] != item.digest:
+            item.digest = digests[d.key]
+            item.phase, item.status = c.PHASE_SCHEDULED_FOR_APPLICATION, c.STATUS_IN_PROGRESS
+    for item in inv.items:
+        if item.key not in desired_by_key and item.digest != "":
+            item.digest = ""
+            item.phase, item.status = c.PHASE_SCHEDULED_FOR_DELETION, c.STATUS_TERMINATING
+    _validate_set(inv, desired_by_key)
+    inv.sort_for_deletion(ctx.additional_managed_types)
+    inventory[:] = inv.items
+    inv = WorkingInventory(inventory)
+    if new and not ctx.dry_run:
+        return False  # Step 8: write-ahead, persist before creating anything.
+
+    _ensure_namespaces(ctx, desired)
+    if _complete_purges(ctx, inv) > 0:
+        return False
+    types = inv.managed_types(ctx.additional_managed_types)
+    managed = {
+        d.key: is_managed_instance(d.group, d.version, d.kind, types) and not is_type_definition(d.group, d.kind)
+        for d in desired
+    }
+    reader = owned_reader(ctx)
+    # One LIST per type and namespace for the objects this step may look at.
+    list_keys: List[ListKey] = []
+    for d in desired:
+        res = resources[d.key]
+        if res is not None and inv.by_key[d.key].phase != c.PHASE_COMPLETED:
+            list_keys.append((res, d.namespace if res.namespaced else ""))
+    prefetch(ctx, reader, list_keys)
+    waves = _waves(desired, managed)
+    processed: List[DesiredObject] = []
+    for number, wave in enumerate(waves):
+        if not _apply_wave(ctx, reader, inv, wave, managed, resources) and not ctx.dry_run:
+            return False
+        processed.extend(wave)
+        if ctx.dry_run:
+            continue
+        order = wave[0].policies.apply_order
+        last = number == len(waves) - 1
+        purged = 0
+        for d in processed:
+            item = inv.by_key[d.key]
+            purge = d.policies.purge_order
+            due = purge <= order or (last and purge != c.PURGE_ORDER_UNSET)
+            if due and item.phase != c.PHASE_COMPLETED:
+                item.phase = c.PHASE_SCHEDULED_FOR_COMPLETION
+                purged += 1
+        if purged:
+            return False
+    return delete_waves(ctx, inv, for_component_deletion=False)
+
+
+def _apply_wave(
+    ctx: EngineContext,
+    reader: LiveReader,
+    inv: WorkingInventory,
+    wave: List[DesiredObject],
+    managed: Dict[ObjectKey, bool],
+    resources: Dict[ObjectKey, Optional[ResourceInfo]],
+) -> bool:
+    """One apply wave in its three sub-stages (regular, APIServices, managed instances); True when all are ready.
+
+    Managed instances (custom resources of the set's own CRDs, additional managed types) wait until the regular
+    objects of their wave are ready, except objects whose readiness only reports on pods that others create
+    (PodDisruptionBudgets, HorizontalPodAutoscalers: ``ordering.holds_back_instances``): an operator may make
+    those pods from the instances, so waiting for them first would deadlock. They still hold the wave itself.
+    """
+    order = wave[0].policies.apply_order
+    unready = 0
+    blocking = 0
+    for stage in (STAGE_REGULAR, STAGE_LATE, STAGE_MANAGED_INSTANCE):
+        members = [
+            d
+            for d in wave
+            if apply_stage(d.group, d.kind, managed[d.key]) == stage and inv.by_key[d.key].phase != c.PHASE_COMPLETED
+        ]
+        if stage != STAGE_REGULAR and blocking > 0 and not ctx.dry_run:
+            unready += len(members)  # deferred objects count as un-ready
+            blocking += len(members)
+            continue
+        name = f"apply wave {order}{_STAGE_NAMES[stage]}"
+        # Objects of one kind priority are independent: apply them concurrently; priorities in sequence, so a
+        # Namespace is created before the objects in it, a CRD before RoleBindings, and so on (3.5).
+        for priority in sorted({apply_priority(d.group, d.kind) for d in members}):
+            batch = [d for d in members if apply_priority(d.group, d.kind) == priority]
+            ready = run_all(
+                ctx,
+                lambda d, wave_name=name: (  # type: ignore[misc]
+                    d,
+                    _apply_object(ctx, reader, d, inv.by_key[d.key], resources[d.key], wave_name),
+                ),
+                batch,
+            )
+            for d, is_ready in ready:
+                if not is_ready:
+                    unready += 1
+                    blocking += 1 if holds_back_instances(d.group, d.kind) else 0
+    return unready == 0

@@ -1,0 +1,81 @@
+"""Unit tests of the state migration (file -> Kubernetes backend, P42): idempotent, conflicts kept unless
+overwrite, check mode writes nothing, workspace filter, locks taken per resource."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, List, Tuple
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_migration import lock_key, migrate
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import INSTANCES, SUBRESOURCES, StateStore
+from tests.unit.nubes.test_kubernetes_backend import MemoryObjects
+
+
+class RecordingBackend(KubernetesBackend):
+    def __init__(self, objects: Any) -> None:
+        super().__init__(objects, sleep=lambda _seconds: None)
+        self.locked: List[Tuple[str, ...]] = []
+
+    def lock(self, key: Tuple[str, ...]) -> Any:
+        self.locked.append(key)
+        return super().lock(key)
+
+
+def source_with_records(tmp_path: Path) -> FileBackend:
+    source = FileBackend(str(tmp_path / "state.json"))
+    StateStore(source, "prod").put_instance("postgres", "db", {"instance_uid": "U1", "status": "present"})
+    StateStore(source, "prod").put_sub("postgres", "U1", "user", "app", {"exists": True})
+    StateStore(source, "dev").put_instance("postgres", "db", {"instance_uid": "U2", "status": "present"})
+    return source
+
+
+def test_migrate_copies_then_changes_nothing(tmp_path: Path) -> None:
+    """P42: every record is copied under its resource's lock; a second run copies nothing."""
+    source = source_with_records(tmp_path)
+    destination = RecordingBackend(MemoryObjects())
+    first = migrate(source, destination)
+    assert first.copied == [
+        "instances:dev/postgres/db",
+        "instances:prod/postgres/db",
+        "subresources:prod/postgres/u1/user/app",
+    ]
+    assert first.source_records == 3 and first.unchanged == 0 and first.conflicts == []
+    assert ("instance", "prod", "postgres", "db") in destination.locked
+    assert ("parent", "prod", "u1") in destination.locked
+    assert StateStore(destination, "prod").get_instance("postgres", "db")["instance_uid"] == "U1"  # type: ignore[index]
+    second = migrate(source, destination)
+    assert second.copied == [] and second.unchanged == 3
+
+
+def test_migrate_check_mode_and_workspace_filter(tmp_path: Path) -> None:
+    """P42: check mode reports what would be copied and writes nothing; `workspace` limits the copy."""
+    source = source_with_records(tmp_path)
+    objects = MemoryObjects()
+    destination = KubernetesBackend(objects)
+    planned = migrate(source, destination, workspace="prod", check_mode=True)
+    assert planned.copied == ["instances:prod/postgres/db", "subresources:prod/postgres/u1/user/app"]
+    assert objects.secrets == {}
+    migrate(source, destination, workspace="prod")
+    assert {key[0] for key, _record in destination.items(INSTANCES)} == {"prod"}
+    assert len(destination.items(SUBRESOURCES)) == 1
+
+
+def test_migrate_keeps_differing_records_unless_overwrite(tmp_path: Path) -> None:
+    """P42: a differing destination record is a conflict (kept); overwrite replaces it."""
+    source = source_with_records(tmp_path)
+    destination = KubernetesBackend(MemoryObjects())
+    StateStore(destination, "dev").put_instance("postgres", "db", {"instance_uid": "OTHER"})
+    kept = migrate(source, destination, workspace="dev")
+    assert kept.conflicts == ["instances:dev/postgres/db"] and kept.copied == []
+    assert StateStore(destination, "dev").get_instance("postgres", "db")["instance_uid"] == "OTHER"  # type: ignore[index]
+    replaced = migrate(source, destination, workspace="dev", overwrite=True)
+    assert replaced.copied == ["instances:dev/postgres/db"]
+    assert StateStore(destination, "dev").get_instance("postgres", "db")["instance_uid"] == "U2"  # type: ignore[index]
+
+
+def test_lock_keys_match_the_modules_locks() -> None:
+    """P42: the migration takes the same locks as StateStore.instance_lock / parent_lock."""
+    assert lock_key(INSTANCES, ("ws", "s3", "name")) == ("instance", "ws", "s3", "name")
+    assert lock_key(SUBRESOURCES, ("ws", "s3", "ABC", "bucket", "b1")) == ("parent", "ws", "abc")

@@ -1,0 +1,65 @@
+"""Unit tests: managed-fields takeover for ssa-merge and ssa-override (reference 3.3 step 12)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import (
+    merge_fields,
+    takeover_managed_fields,
+)
+
+R = "component.nubes.cloud"
+
+
+def entry(manager: str, operation: str, fields: dict, subresource: str = "") -> dict:
+    data = {
+        "manager": manager,
+        "operation": operation,
+        "apiVersion": "v1",
+        "fieldsType": "FieldsV1",
+        "fieldsV1": fields,
+    }
+    if subresource:
+        data["subresource"] = subresource
+    return data
+
+
+def test_merge_fields_is_a_union() -> None:
+    """fieldsV1 tries are merged key by key."""
+    target: Dict[str, Any] = {"f:data": {"f:a": {}}}
+    merge_fields(target, {"f:data": {"f:b": {}}, "f:metadata": {"f:labels": {}}})
+    assert target == {"f:data": {"f:a": {}, "f:b": {}}, "f:metadata": {"f:labels": {}}}
+
+
+def test_nothing_to_take_over() -> None:
+    """Only our Apply entry and foreign managers: no patch needed."""
+    fields = [entry(R, "Apply", {"f:data": {}}), entry("kube-controller-manager", "Update", {"f:status": {}})]
+    assert takeover_managed_fields(fields, R, "v1", ["kubectl"]) is None
+
+
+def test_override_reclaims_kubectl_and_own_updates() -> None:
+    """C15: ssa-override: kubectl* managers and our own Update entries are folded into our Apply entry."""
+    fields = [
+        entry("kubectl", "Apply", {"f:data": {"f:extra": {}}}),
+        entry("kubectl-edit", "Update", {"f:data": {"f:edited": {}}}),
+        entry(R, "Update", {"f:data": {"f:old": {}}}),
+        entry(R, "Apply", {"f:data": {"f:mine": {}}}),
+        entry("other", "Apply", {"f:data": {"f:theirs": {}}}),
+        entry("kubectl", "Update", {"f:status": {}}, subresource="status"),
+    ]
+    result = takeover_managed_fields(fields, R, "v1", ["kubectl"])
+    assert result is not None
+    managers = [(e["manager"], e["operation"], e.get("subresource", "")) for e in result]
+    assert managers == [("other", "Apply", ""), ("kubectl", "Update", "status"), (R, "Apply", "")]
+    assert result[-1]["fieldsV1"] == {"f:data": {"f:extra": {}, "f:edited": {}, "f:old": {}, "f:mine": {}}}
+
+
+def test_merge_reclaims_only_own_updates() -> None:
+    """C15: ssa-merge: only our own Update entries (e.g. after a policy change from replace) are folded."""
+    fields = [entry("kubectl", "Apply", {"f:data": {"f:extra": {}}}), entry(R, "Update", {"f:data": {"f:old": {}}})]
+    result = takeover_managed_fields(fields, R, "v1", [])
+    assert result is not None
+    assert [e["manager"] for e in result] == ["kubectl", R]
+    assert result[-1]["operation"] == "Apply"
+    assert result[-1]["fieldsV1"] == {"f:data": {"f:old": {}}}
