@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderError, parse_manifests
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ValidationError
+from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import delete_policy, to_kebab
 
 HOOK_ANNOTATION = "helm.sh/hook"
 HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"
@@ -42,6 +44,7 @@ HOOK_SUCCEEDED = "hook-succeeded"
 HOOK_FAILED = "hook-failed"
 WEIGHT_MIN, WEIGHT_MAX = -100, 100  # the range component-operator-runtime maps into waves (reference 2.3)
 
+DEFAULT_CRDS_DELETE_POLICY = "orphan"  # Helm never deletes the CRDs of crds/; the source may say otherwise
 HELM_TIMEOUT_SECONDS = 300
 _SOURCE_LINE = re.compile(r"^# Source: (.+?)\s*$", re.MULTILINE)
 _DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
@@ -54,7 +57,7 @@ class HelmError(RenderError):
 
 @dataclass(frozen=True)
 class HelmSource:
-    """A ``source`` of kind ``helm``: paths on the controller plus the options of ``helm template``."""
+    """A ``source`` of kind ``helm``: paths on the controller, the options of ``helm template`` and the CRD policy."""
 
     chart: str
     values_files: Tuple[str, ...] = ()
@@ -62,6 +65,56 @@ class HelmSource:
     kube_version: str = ""
     api_versions: Tuple[str, ...] = ()
     helm_binary: str = ""
+    crds_delete_policy: str = DEFAULT_CRDS_DELETE_POLICY  # read by helm_waves.apply_set
+
+
+SOURCE_KIND = "helm"
+_STRING_OPTIONS = ("chart", "kube_version", "helm_binary", "crds_delete_policy")
+_LIST_OPTIONS = ("values_files", "api_versions")
+SOURCE_OPTIONS = ("kind", *_STRING_OPTIONS, *_LIST_OPTIONS, "skip_tests")
+
+
+def helm_source(options: Mapping[str, Any]) -> HelmSource:
+    """Check a ``source: {kind: helm, chart: ..., ...}`` mapping (before anything runs) and make it a HelmSource.
+
+    ``values_files`` may be one path or a list; paths stay as given (the action plugin resolves them).
+    """
+    unknown = sorted(set(options) - set(SOURCE_OPTIONS))
+    if unknown:
+        raise HelmError(
+            f"source: unknown option(s) {', '.join(unknown)} for kind helm; known: {', '.join(SOURCE_OPTIONS)}"
+        )
+    if options.get("kind") != SOURCE_KIND:
+        raise HelmError(f"source: kind must be {SOURCE_KIND!r} here, not {options.get('kind')!r}")
+    values: Dict[str, Any] = {}
+    for key in _STRING_OPTIONS:
+        value = options.get(key)
+        if value is not None and not isinstance(value, str):
+            raise HelmError(f"source.{key} must be a string, not {type(value).__name__}")
+        if value is not None:
+            values[key] = value
+    if not values.get("chart"):
+        raise HelmError("source.chart is required: the path of a chart directory or a packaged .tgz")
+    for key in _LIST_OPTIONS:
+        value = options.get(key)
+        items = [value] if isinstance(value, str) else value
+        if items is not None and (not isinstance(items, list) or not all(isinstance(i, str) and i for i in items)):
+            raise HelmError(f"source.{key} must be a list of non-empty strings")
+        values[key] = tuple(items or ())
+    skip_tests = options.get("skip_tests", False)
+    if not isinstance(skip_tests, bool):
+        raise HelmError("source.skip_tests must be true or false")
+    canonical_crds_delete_policy(values.get("crds_delete_policy", DEFAULT_CRDS_DELETE_POLICY))
+    return HelmSource(skip_tests=skip_tests, **values)
+
+
+def canonical_crds_delete_policy(value: str) -> str:
+    """The kebab-case delete policy for the CRDs of ``crds/`` (C15 spelling rules); "" = the component's policy."""
+    try:
+        canonical = delete_policy(value)
+    except ValidationError as exc:
+        raise HelmError(f"source.crds_delete_policy: {exc}") from None
+    return to_kebab(canonical) if canonical else ""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ regular objects                               none: wave 0
 ``before-hook-creation`` (the default)        ``update-policy: recreate``: a changed hook is deleted and
                                               created again, so a Job runs again
 ``hook-succeeded``                            ``purge-order``: -1 (pre hooks), 201 (post hooks, and hooks
-                                              that are both): deleted once their wave is through
+                                              that are both): deleted once the waves up to it are through
 ``helm.sh/resource-policy: keep``             ``delete-policy: orphan``
 ``pre-delete`` / ``post-delete``              not in the apply set: :func:`delete_phase_set` gives each
                                               phase's set, waves by weight
@@ -31,10 +31,11 @@ The orders are component-operator-runtime's; the wave numbers leave the main obj
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import (
     BEFORE_HOOK_CREATION,
+    DEFAULT_CRDS_DELETE_POLICY,
     DELETE_PHASE_HOOKS,
     HOOK_SUCCEEDED,
     POST_INSTALL,
@@ -46,18 +47,17 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import 
     HelmError,
     Hook,
     Manifest,
+    canonical_crds_delete_policy,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ValidationError
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import delete_policy, to_kebab
 
 PRE_HOOK_OFFSET = -101  # pre hooks: weight -100..100 -> waves -201..-1
 POST_HOOK_OFFSET = 101  # post hooks: weight -100..100 -> waves 1..201
 CRDS_APPLY_ORDER = -202  # crds/ before the first pre-hook wave, as Helm installs them before any hook
-PRE_HOOK_PURGE_ORDER = -1  # hook-succeeded pre hooks go once the last pre-hook wave is through
-POST_HOOK_PURGE_ORDER = 201  # ... post hooks (and pre+post hooks) once the last post-hook wave is through
+# hook-succeeded: the engine deletes an object at the end of the first wave numbered at least its purge order
+PRE_HOOK_PURGE_ORDER = -1  # pre hooks: after wave -1 or, when there is none, after the main wave
+POST_HOOK_PURGE_ORDER = 201  # post hooks and pre+post hooks: after the last post-hook wave
 DELETE_PHASE_PURGE_ORDER = 100  # in a delete phase set: after its last wave (weights end at 100)
-DEFAULT_CRDS_DELETE_POLICY = "orphan"  # Helm never deletes the CRDs of crds/; the source may say otherwise
 KEEP = "keep"
 
 
@@ -69,7 +69,7 @@ def apply_set(
     ``revision`` is the component's revision (1 = install, as ``.Release.IsInstall``); ``crds_delete_policy`` is a
     delete policy (``orphan``, ``delete``, ``orphan-on-apply``, ``orphan-on-delete``) or "" for the component's.
     """
-    crds_policy = _crds_delete_policy(crds_delete_policy)
+    crds_policy = canonical_crds_delete_policy(crds_delete_policy)
     install = revision <= 1
     objects: List[Dict[str, Any]] = []
     for manifest in render.crds:
@@ -150,17 +150,3 @@ def _annotated(manifest: Manifest, prefix: str, extra: Dict[str, str]) -> Dict[s
     if extra:
         metadata["annotations"] = {**annotations, **{f"{prefix}/{key}": value for key, value in extra.items()}}
     return obj
-
-
-def _crds_delete_policy(value: str) -> str:
-    """The kebab-case delete policy for the CRDs of ``crds/``; "" leaves them to the component's policy."""
-    try:
-        canonical = delete_policy(value)
-    except ValidationError as exc:
-        raise HelmError(f"crds_delete_policy: {exc}") from None
-    return to_kebab(canonical) if canonical else ""
-
-
-def object_names(objects: Iterable[Dict[str, Any]]) -> List[str]:
-    """``Kind name`` of each object, in order (for messages and tests)."""
-    return [f"{obj.get('kind')} {(obj.get('metadata') or {}).get('name')}" for obj in objects]

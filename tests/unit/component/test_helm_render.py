@@ -19,6 +19,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import 
     HelmError,
     HelmSource,
     Manifest,
+    helm_source,
     render_chart,
     sort_output,
 )
@@ -245,3 +246,31 @@ def test_sort_output_without_source_lines() -> None:
     render = sort_output("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n", "r", "ns")
     assert _names(render.objects) == {"ConfigMap a"}
     assert render.objects[0].source == "helm template output"
+
+
+def test_helm_source_option() -> None:
+    """source: {kind: helm, ...} becomes a HelmSource; one values file may be given as a string."""
+    source = helm_source({"kind": "helm", "chart": "charts/shop", "values_files": "prod.yaml", "skip_tests": True})
+    assert source == HelmSource(chart="charts/shop", values_files=("prod.yaml",), skip_tests=True)
+    assert source.crds_delete_policy == "orphan"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"kind": "helm"}, r"source.chart is required: the path of a chart directory or a packaged .tgz"),
+        ({"kind": "helm", "chart": "c", "valuesFiles": []}, r"unknown option\(s\) valuesFiles for kind helm; known:"),
+        ({"kind": "kustomize", "chart": "c"}, r"kind must be 'helm' here, not 'kustomize'"),
+        ({"kind": "helm", "chart": 3}, r"source.chart must be a string, not int"),
+        (
+            {"kind": "helm", "chart": "c", "api_versions": ["v1", ""]},
+            r"source.api_versions must be a list of non-empty",
+        ),
+        ({"kind": "helm", "chart": "c", "skip_tests": "yes"}, r"source.skip_tests must be true or false"),
+        ({"kind": "helm", "chart": "c", "crds_delete_policy": "never"}, r"crds_delete_policy: invalid delete policy"),
+    ],
+)
+def test_helm_source_option_errors(options: Dict[str, Any], message: str) -> None:
+    """Bad source options fail before helm runs or anything is applied, naming the option."""
+    with pytest.raises(HelmError, match=message):
+        helm_source(options)
