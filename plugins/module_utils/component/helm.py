@@ -49,6 +49,9 @@ HELM_TIMEOUT_SECONDS = 300
 _SOURCE_LINE = re.compile(r"^# Source: (.+?)\s*$", re.MULTILINE)
 _DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _CRDS_DIR = re.compile(r"(^|/)crds/")
+# helm itself leaves out objects whose hook kinds it does not know, logging this (Helm 4: `msg="skipping unknown
+# hooks" hookTypes=crd-install`, Helm 3: `skipping unknown hook: "crd-install"`); a component makes it an error
+_UNKNOWN_HOOKS = re.compile(r'skipping unknown hooks?\b(?:.*?hookTypes=("[^"]*"|\S+)|:\s*(.+))?')
 
 
 class HelmError(RenderError):
@@ -255,6 +258,13 @@ def _run_helm(argv: Sequence[str], home: str) -> str:
     if proc.returncode != 0:
         message = proc.stderr.strip().replace(home, "<tmp>") or f"exit code {proc.returncode}"
         raise HelmError(f"helm template failed: {message}")
+    unknown = [m.group(1) or m.group(2) or "?" for m in _UNKNOWN_HOOKS.finditer(proc.stderr)]
+    if unknown:
+        raise HelmError(
+            f"the chart has objects whose {HOOK_ANNOTATION} names hook kinds helm does not know "
+            f"({', '.join(k.strip('" ') for k in unknown)}), which helm leaves out; a component runs the hooks "
+            f"{', '.join(SUPPORTED_HOOKS)}: fix the annotation or remove the object"
+        )
     return proc.stdout
 
 

@@ -198,9 +198,9 @@ def test_helm_on_the_path_is_used(helm_binary: str, monkeypatch: pytest.MonkeyPa
     [
         ("helm.sh/hook: pre-rollback", r"ConfigMap the-hook \(tiny/templates/hook.yaml\): hook 'pre-rollback' is not "),
         ("helm.sh/hook: post-install,post-rollback", r"hook 'post-rollback' is not supported; a component runs"),
-        ("helm.sh/hook: crd-install", r"hook 'crd-install' is not supported"),
+        ("helm.sh/hook: crd-install", r"helm.sh/hook names hook kinds helm does not know \(crd-install\), which helm"),
         ("helm.sh/hook: test", r"hook 'test' is not supported: Helm runs test hooks only with `helm test`"),
-        ('helm.sh/hook: ","', r"empty helm.sh/hook annotation"),
+        ('helm.sh/hook: " , "', r"names hook kinds helm does not know \(,\)"),
         ('helm.sh/hook: pre-install\nhelm.sh/hook-weight: "heavy"', r"hook-weight 'heavy' is not an integer"),
         ('helm.sh/hook: pre-install\nhelm.sh/hook-weight: "101"', r"hook-weight 101 is out of range"),
         ("helm.sh/hook: pre-install\nhelm.sh/hook-delete-policy: hook-failed", r"'hook-failed' is not supported"),
@@ -239,6 +239,13 @@ def test_capabilities_options(helm_binary: str, tmp_path: Path) -> None:
     )
     render = _render(helm_binary, chart, kube_version="v1.36.0", api_versions=("monitoring.coreos.com/v1",))
     assert render.objects[0].obj["data"] == {"kube": "v1.36.0", "monitoring": "true"}
+
+
+def test_empty_hook_annotation() -> None:
+    """An empty hook list (which helm itself already leaves out) is an error, not a regular object."""
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations: {helm.sh/hook: ' , '}\n"
+    with pytest.raises(HelmError, match=r"ConfigMap a \(helm template output\): empty helm.sh/hook annotation"):
+        sort_output(text, "r", "ns")
 
 
 def test_sort_output_without_source_lines() -> None:
