@@ -104,12 +104,18 @@ def _watch_paths(namespace: str) -> List[str]:
     ]
 
 
+def _remove_crd(kubectl) -> None:
+    """Delete the chart's CRD, also when an earlier failed run left it with the engine's finalizer."""
+    kubectl("patch", "crd", CRD, "--type=merge", "-p", '{"metadata":{"finalizers":null}}', check=False)
+    kubectl("delete", "crd", CRD, "--ignore-not-found", "--wait=true", "--timeout=120s", check=False)
+
+
 @pytest.fixture
 def shop_crd_cleanup(kubectl):
     """The chart's CRD is orphaned on delete (Helm's rule for crds/): remove it around the test."""
-    kubectl("delete", "crd", CRD, "--ignore-not-found", "--wait=true", check=False)
+    _remove_crd(kubectl)
     yield
-    kubectl("delete", "crd", CRD, "--ignore-not-found", "--wait=false", check=False)
+    _remove_crd(kubectl)
 
 
 def _render(helm_binary: str, namespace: str, spec: Dict[str, Any]):
@@ -135,7 +141,7 @@ def test_helm_chart_apply_upgrade_and_delete_in_hook_order(
     first, second = run[0], run[1]
     assert not first.get("failed"), first.get("msg")
     assert first["status"]["state"] == "Ready"
-    assert (second.get("failed"), second["changed"]) == (None, False), second.get("msg")
+    assert (bool(second.get("failed")), second["changed"]) == (False, False), second.get("msg")
 
     crd = watches.first("ADDED", f"CustomResourceDefinition {CRD}")
     migrate = watches.first("ADDED", "Job shop-migrate")
