@@ -77,7 +77,7 @@ def test_sorts_the_output_into_crds_objects_and_hooks(helm_binary: str) -> None:
         "Service shop-cache",
         "ConfigMap shop-cache-config",
     }
-    assert _find(render.objects, "shop-cache").source == "shop/charts/cache/templates/service.yaml"
+    assert _find(render.objects, "shop-cache").source == "shop/charts/cache/templates/service.yaml.gotmpl"
     hooks = {h.obj["metadata"]["name"]: (h.kinds, h.weight, h.delete_policies) for h in render.hooks}
     assert hooks == {
         "shop-migrate": (("pre-install", "pre-upgrade"), -5, ("before-hook-creation",)),
