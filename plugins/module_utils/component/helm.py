@@ -18,10 +18,9 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderError, parse_manifests
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ValidationError
@@ -45,7 +44,9 @@ HOOK_FAILED = "hook-failed"
 WEIGHT_MIN, WEIGHT_MAX = -100, 100  # the range component-operator-runtime maps into waves (reference 2.3)
 
 DEFAULT_CRDS_DELETE_POLICY = "orphan"  # Helm never deletes the CRDs of crds/; the source may say otherwise
-HELM_TIMEOUT_SECONDS = 300
+# Runs a program: argv, environment additions -> (exit code, stdout, stderr). On the controller
+# plugin_utils.commands.run_command; in a module ``lambda argv, env: module.run_command(argv, environ_update=env)``.
+CommandRunner = Callable[[List[str], Mapping[str, str]], Tuple[int, str, str]]
 _SOURCE_LINE = re.compile(r"^# Source: (.+?)\s*$", re.MULTILINE)
 _DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _CRDS_DIR = re.compile(r"(^|/)crds/")
@@ -236,40 +237,34 @@ def _check_paths(source: HelmSource) -> None:
             raise HelmError(f"values file {path} does not exist")
 
 
-def _run_helm(argv: Sequence[str], home: str) -> str:
+def _run_helm(argv: Sequence[str], home: str, run_command: CommandRunner) -> str:
     # helm's own configuration, caches and repositories of the user must not change what a chart renders to
-    env = dict(os.environ)
-    env.update(
-        {
-            "HELM_CACHE_HOME": os.path.join(home, "cache"),
-            "HELM_CONFIG_HOME": os.path.join(home, "config"),
-            "HELM_DATA_HOME": os.path.join(home, "data"),
-            "HELM_PLUGINS": os.path.join(home, "plugins"),
-        }
-    )
-    try:
-        proc = subprocess.run(
-            list(argv), capture_output=True, text=True, env=env, timeout=HELM_TIMEOUT_SECONDS, check=False
-        )
-    except subprocess.TimeoutExpired:
-        raise HelmError(f"helm template did not finish within {HELM_TIMEOUT_SECONDS} s") from None
-    except OSError as exc:
-        raise HelmError(f"cannot run {argv[0]}: {exc.strerror}") from None
-    if proc.returncode != 0:
-        message = proc.stderr.strip().replace(home, "<tmp>") or f"exit code {proc.returncode}"
+    isolated = {
+        "HELM_CACHE_HOME": os.path.join(home, "cache"),
+        "HELM_CONFIG_HOME": os.path.join(home, "config"),
+        "HELM_DATA_HOME": os.path.join(home, "data"),
+        "HELM_PLUGINS": os.path.join(home, "plugins"),
+    }
+    returncode, stdout, stderr = run_command(list(argv), isolated)
+    if returncode != 0:
+        message = stderr.strip().replace(home, "<tmp>") or f"exit code {returncode}"
         raise HelmError(f"helm template failed: {message}")
-    unknown = [m.group(1) or m.group(2) or "?" for m in _UNKNOWN_HOOKS.finditer(proc.stderr)]
+    unknown = [(m.group(1) or m.group(2) or "?").strip('" ') for m in _UNKNOWN_HOOKS.finditer(stderr)]
     if unknown:
         raise HelmError(
             f"the chart has objects whose {HOOK_ANNOTATION} names hook kinds helm does not know "
-            f"({', '.join(k.strip('" ') for k in unknown)}), which helm leaves out; a component runs the hooks "
+            f"({', '.join(unknown)}), which helm leaves out; a component runs the hooks "
             f"{', '.join(SUPPORTED_HOOKS)}: fix the annotation or remove the object"
         )
-    return proc.stdout
+    return stdout
 
 
 def render_chart(
-    source: HelmSource, release_name: str, release_namespace: str, spec: Optional[Mapping[str, Any]] = None
+    source: HelmSource,
+    release_name: str,
+    release_namespace: str,
+    spec: Optional[Mapping[str, Any]],
+    run_command: CommandRunner,
 ) -> ChartRender:
     """Render ``source`` as release ``release_namespace/release_name`` (C10) with ``spec`` as values (C2)."""
     _check_paths(source)
@@ -280,7 +275,8 @@ def render_chart(
         descriptor = os.open(values_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             json.dump(dict(spec or {}), handle)
-        output = _run_helm(helm_template_argv(helm, source, release_name, release_namespace, values_file), home)
+        argv = helm_template_argv(helm, source, release_name, release_namespace, values_file)
+        output = _run_helm(argv, home, run_command)
     return sort_output(output, release_name, release_namespace)
 
 

@@ -23,6 +23,7 @@ import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import HelmSource, render_chart
 from ansible_collections.nubes.cloud.plugins.module_utils.component.helm_waves import apply_set, delete_phase_set
+from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
 from tests.integration.component.component_harness import Ansible, component
 
 pytestmark = pytest.mark.cluster
@@ -119,7 +120,7 @@ def shop_crd_cleanup(kubectl):
 
 
 def _render(helm_binary: str, namespace: str, spec: Dict[str, Any]):
-    return render_chart(HelmSource(chart=str(SHOP), helm_binary=helm_binary), "shop", namespace, spec)
+    return render_chart(HelmSource(chart=str(SHOP), helm_binary=helm_binary), "shop", namespace, spec, run_command)
 
 
 def test_helm_chart_apply_upgrade_and_delete_in_hook_order(

@@ -23,12 +23,13 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import 
     render_chart,
     sort_output,
 )
+from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
 
 SHOP = Path(__file__).resolve().parents[2] / "charts" / "shop"
 
 
 def _render(helm: str, chart: Path = SHOP, spec: Optional[Dict[str, Any]] = None, **options: Any) -> ChartRender:
-    return render_chart(HelmSource(chart=str(chart), helm_binary=helm, **options), "shop", "team-a", spec)
+    return render_chart(HelmSource(chart=str(chart), helm_binary=helm, **options), "shop", "team-a", spec, run_command)
 
 
 def _names(manifests: Iterable[Manifest]) -> set[str]:
@@ -281,3 +282,38 @@ def test_helm_source_option_errors(options: Dict[str, Any], message: str) -> Non
     """Bad source options fail before helm runs or anything is applied, naming the option."""
     with pytest.raises(HelmError, match=message):
         helm_source(options)
+
+
+def test_helm_runs_through_the_given_runner(helm_binary: str) -> None:
+    """module_utils starts no process itself: helm runs through the runner (here one that records the call), with
+    helm's home directories moved to a temporary place and the spec in a values file, never on the command line."""
+    calls = []
+
+    def recording(argv, environ_update):
+        calls.append((list(argv), dict(environ_update)))
+        return run_command(argv, environ_update)
+
+    source = HelmSource(chart=str(SHOP), helm_binary=helm_binary, values_files=(str(SHOP / "values.yaml"),))
+    render_chart(source, "shop", "team-a", {"password": "s3cret"}, recording)
+    [(argv, env)] = calls
+    assert argv[:8] == [
+        helm_binary,
+        "template",
+        "shop",
+        str(SHOP),
+        "--namespace",
+        "team-a",
+        "--include-crds",
+        "--values",
+    ]
+    assert argv[8] == str(SHOP / "values.yaml") and argv[9] == "--values" and argv[10].endswith("spec-values.json")
+    assert not any("s3cret" in arg for arg in argv)
+    assert sorted(env) == ["HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME", "HELM_PLUGINS"]
+    assert not os.path.exists(argv[10])  # the spec's values file is gone after the run
+
+
+def test_runner_reports_a_hung_or_missing_program(tmp_path: Path) -> None:
+    """The controller runner stops a hung program after its timeout and names a program that cannot start."""
+    assert run_command(["sleep", "5"], {}, timeout=0.2) == (124, "", "sleep did not finish within 0.2 s")
+    code, _out, err = run_command([str(tmp_path / "missing")], {})
+    assert (code, err) == (127, f"cannot run {tmp_path / 'missing'}: No such file or directory")

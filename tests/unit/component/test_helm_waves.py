@@ -26,6 +26,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm_waves i
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
 from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import Defaults, ObjectPolicies, object_policies
+from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
 
 SHOP = Path(__file__).resolve().parents[2] / "charts" / "shop"
 PREFIX = "component.nubes.cloud"
@@ -33,7 +34,7 @@ PREFIX = "component.nubes.cloud"
 
 @pytest.fixture(scope="module")
 def shop(helm_binary: str) -> ChartRender:
-    return render_chart(HelmSource(chart=str(SHOP), helm_binary=helm_binary), "shop", "team-a", {})
+    return render_chart(HelmSource(chart=str(SHOP), helm_binary=helm_binary), "shop", "team-a", {}, run_command)
 
 
 def _policies(objects: List[Dict[str, Any]], prefix: str = PREFIX) -> Dict[str, ObjectPolicies]:
