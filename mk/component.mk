@@ -15,8 +15,8 @@ component-molecule: ## role nubes.cloud.component: molecule scenario against the
 	@export $$(tests/cluster/up | tail -n 1) && $(BIN)/molecule test -s component
 
 component-lint: ## ruff + mypy on the component code, tests and bench
-	$(BIN)/ruff check plugins/module_utils/component plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py
-	$(BIN)/ruff format --check plugins/module_utils/component plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py
+	$(BIN)/ruff check plugins/module_utils/component plugins/plugin_utils plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py
+	$(BIN)/ruff format --check plugins/module_utils/component plugins/plugin_utils plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py
 	$(BIN)/mypy plugins/module_utils/component plugins/plugin_utils
 
 component-demo: ## apply, re-apply, scale and delete the example component on the local cluster
