@@ -61,7 +61,7 @@ class HelmError(RenderError):
 
 @dataclass(frozen=True)
 class HelmSource:
-    """A ``source`` of kind ``helm``: paths on the controller, the options of ``helm template`` and the CRD policy."""
+    """A chart source (``source_kind: helm``): paths on the controller, ``helm template``'s options, the CRD policy."""
 
     chart: str
     values_files: Tuple[str, ...] = ()
@@ -72,42 +72,46 @@ class HelmSource:
     crds_delete_policy: str = DEFAULT_CRDS_DELETE_POLICY  # read by helm_waves.apply_set
 
 
-SOURCE_KIND = "helm"
-_STRING_OPTIONS = ("chart", "kube_version", "helm_binary", "crds_delete_policy")
+SOURCE_KIND = "helm"  # the value of the module's source_kind
+_STRING_OPTIONS = ("kube_version", "helm_binary", "crds_delete_policy")
 _LIST_OPTIONS = ("values_files", "api_versions")
-SOURCE_OPTIONS = ("kind", *_STRING_OPTIONS, *_LIST_OPTIONS, "skip_tests")
+HELM_OPTIONS = (*_STRING_OPTIONS, *_LIST_OPTIONS, "skip_tests")
 
 
-def helm_source(options: Mapping[str, Any]) -> HelmSource:
-    """Check a ``source: {kind: helm, chart: ..., ...}`` mapping (before anything runs) and make it a HelmSource.
+def is_chart(path: str) -> bool:
+    """A chart directory (with ``Chart.yaml``) or a packaged chart (``.tgz``): what ``source_kind: auto`` detects."""
+    if os.path.isdir(path):
+        return os.path.isfile(os.path.join(path, "Chart.yaml"))
+    return os.path.isfile(path) and path.endswith(".tgz")
+
+
+def helm_source(chart: str, options: Optional[Mapping[str, Any]] = None) -> HelmSource:
+    """Check the module's ``helm`` options (before anything runs) and make a HelmSource of ``chart`` with them.
 
     ``values_files`` may be one path or a list; paths stay as given (the action plugin resolves them).
     """
-    unknown = sorted(set(options) - set(SOURCE_OPTIONS))
+    options = options or {}
+    unknown = sorted(set(options) - set(HELM_OPTIONS))
     if unknown:
-        raise HelmError(
-            f"source: unknown option(s) {', '.join(unknown)} for kind helm; known: {', '.join(SOURCE_OPTIONS)}"
-        )
-    if options.get("kind") != SOURCE_KIND:
-        raise HelmError(f"source: kind must be {SOURCE_KIND!r} here, not {options.get('kind')!r}")
-    values: Dict[str, Any] = {}
+        raise HelmError(f"helm: unknown option(s) {', '.join(unknown)}; known: {', '.join(HELM_OPTIONS)}")
+    if not isinstance(chart, str) or not chart:
+        raise HelmError("source is required for source_kind helm: the path of a chart directory or a packaged .tgz")
+    values: Dict[str, Any] = {"chart": chart}
     for key in _STRING_OPTIONS:
         value = options.get(key)
         if value is not None and not isinstance(value, str):
-            raise HelmError(f"source.{key} must be a string, not {type(value).__name__}")
+            raise HelmError(f"helm.{key} must be a string, not {type(value).__name__}")
         if value is not None:
             values[key] = value
-    if not values.get("chart"):
-        raise HelmError("source.chart is required: the path of a chart directory or a packaged .tgz")
     for key in _LIST_OPTIONS:
         value = options.get(key)
         items = [value] if isinstance(value, str) else value
         if items is not None and (not isinstance(items, list) or not all(isinstance(i, str) and i for i in items)):
-            raise HelmError(f"source.{key} must be a list of non-empty strings")
+            raise HelmError(f"helm.{key} must be a list of non-empty strings")
         values[key] = tuple(items or ())
     skip_tests = options.get("skip_tests", False)
     if not isinstance(skip_tests, bool):
-        raise HelmError("source.skip_tests must be true or false")
+        raise HelmError("helm.skip_tests must be true or false")
     canonical_crds_delete_policy(values.get("crds_delete_policy", DEFAULT_CRDS_DELETE_POLICY))
     return HelmSource(skip_tests=skip_tests, **values)
 
@@ -117,7 +121,7 @@ def canonical_crds_delete_policy(value: str) -> str:
     try:
         canonical = delete_policy(value)
     except ValidationError as exc:
-        raise HelmError(f"source.crds_delete_policy: {exc}") from None
+        raise HelmError(f"helm.crds_delete_policy: {exc}") from None
     return to_kebab(canonical) if canonical else ""
 
 

@@ -20,6 +20,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import 
     HelmSource,
     Manifest,
     helm_source,
+    is_chart,
     render_chart,
     sort_output,
 )
@@ -256,32 +257,41 @@ def test_sort_output_without_source_lines() -> None:
     assert render.objects[0].source == "helm template output"
 
 
-def test_helm_source_option() -> None:
-    """source: {kind: helm, ...} becomes a HelmSource; one values file may be given as a string."""
-    source = helm_source({"kind": "helm", "chart": "charts/shop", "values_files": "prod.yaml", "skip_tests": True})
+def test_helm_options() -> None:
+    """source (the chart) plus the module's helm options make a HelmSource; one values file may be a string."""
+    source = helm_source("charts/shop", {"values_files": "prod.yaml", "skip_tests": True})
     assert source == HelmSource(chart="charts/shop", values_files=("prod.yaml",), skip_tests=True)
     assert source.crds_delete_policy == "orphan"
+    assert helm_source("charts/shop") == HelmSource(chart="charts/shop")
 
 
 @pytest.mark.parametrize(
-    ("options", "message"),
+    ("chart", "options", "message"),
     [
-        ({"kind": "helm"}, r"source.chart is required: the path of a chart directory or a packaged .tgz"),
-        ({"kind": "helm", "chart": "c", "valuesFiles": []}, r"unknown option\(s\) valuesFiles for kind helm; known:"),
-        ({"kind": "kustomize", "chart": "c"}, r"kind must be 'helm' here, not 'kustomize'"),
-        ({"kind": "helm", "chart": 3}, r"source.chart must be a string, not int"),
-        (
-            {"kind": "helm", "chart": "c", "api_versions": ["v1", ""]},
-            r"source.api_versions must be a list of non-empty",
-        ),
-        ({"kind": "helm", "chart": "c", "skip_tests": "yes"}, r"source.skip_tests must be true or false"),
-        ({"kind": "helm", "chart": "c", "crds_delete_policy": "never"}, r"crds_delete_policy: invalid delete policy"),
+        ("", {}, r"source is required for source_kind helm: the path of a chart directory or a packaged .tgz"),
+        ("c", {"valuesFiles": []}, r"helm: unknown option\(s\) valuesFiles; known: kube_version, helm_binary"),
+        ("c", {"kube_version": 1.37}, r"helm.kube_version must be a string, not float"),
+        ("c", {"api_versions": ["v1", ""]}, r"helm.api_versions must be a list of non-empty strings"),
+        ("c", {"skip_tests": "yes"}, r"helm.skip_tests must be true or false"),
+        ("c", {"crds_delete_policy": "never"}, r"helm.crds_delete_policy: invalid delete policy 'never'; use one of"),
     ],
 )
-def test_helm_source_option_errors(options: Dict[str, Any], message: str) -> None:
-    """Bad source options fail before helm runs or anything is applied, naming the option."""
+def test_helm_option_errors(chart: str, options: Dict[str, Any], message: str) -> None:
+    """Bad helm options fail before helm runs or anything is applied, naming the option."""
     with pytest.raises(HelmError, match=message):
-        helm_source(options)
+        helm_source(chart, options)
+
+
+def test_is_chart(tmp_path: Path) -> None:
+    """source_kind auto takes a directory with Chart.yaml or a .tgz for a chart, nothing else."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "archive.tgz").write_bytes(b"")
+    assert [is_chart(str(p)) for p in (SHOP, tmp_path / "archive.tgz", tmp_path / "plain", SHOP / "values.yaml")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
 
 
 def test_helm_runs_through_the_given_runner(helm_binary: str) -> None:

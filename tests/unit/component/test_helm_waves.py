@@ -96,7 +96,7 @@ def test_crds_delete_policy_option(shop: ChartRender, value: str, expected: str)
 
 def test_bad_crds_delete_policy(shop: ChartRender) -> None:
     """A wrong crds_delete_policy is an error naming the option and the accepted values."""
-    with pytest.raises(HelmError, match=r"source.crds_delete_policy: invalid delete policy 'sometimes'; use one of"):
+    with pytest.raises(HelmError, match=r"helm.crds_delete_policy: invalid delete policy 'sometimes'; use one of"):
         apply_set(shop, PREFIX, revision=1, crds_delete_policy="sometimes")
 
 
