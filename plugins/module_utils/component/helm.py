@@ -202,14 +202,14 @@ def find_helm(explicit: str = "") -> str:
     if explicit:
         path = os.path.expanduser(explicit)
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            raise HelmError(f"helm_binary {explicit} is not an executable file")
+            raise HelmError(f"helm.helm_binary {explicit} is not an executable file")
         return path
     found = shutil.which("helm")
     if found:
         return found
     raise HelmError(
         "the source is a Helm chart but there is no helm binary on the PATH of the controller; install Helm 3.8 or "
-        "later (https://helm.sh/docs/intro/install/), or give its path as helm_binary "
+        "later (https://helm.sh/docs/intro/install/), or give its path as helm.helm_binary "
         "(in this repository, tests/cluster/build --helm builds the pinned version and prints its path)"
     )
 
@@ -318,7 +318,7 @@ def _hook(obj: Dict[str, Any], source: str, annotations: Mapping[str, Any]) -> H
         if kind in TEST_HOOKS:
             raise HelmError(
                 f"{where}: hook '{kind}' is not supported: Helm runs test hooks only with `helm test`, which a "
-                "component does not do; set skip_tests: true to leave them out (helm template --skip-tests)"
+                "component does not do; set helm.skip_tests: true to leave them out (helm template --skip-tests)"
             )
         if kind not in SUPPORTED_HOOKS:
             raise HelmError(
