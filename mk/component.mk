@@ -1,6 +1,7 @@
 # Component module, action plugin and role (issue 8). Variables PY, PYTEST, BIN come from the Makefile.
 # `make unit` runs tests/unit/component; `make integration` runs tests/integration/component (marked cluster).
 BENCH_TARGETS += bench-component
+MYPY_PATHS += plugins/plugin_utils
 
 .PHONY: component-unit component-integration component-molecule component-lint component-demo bench-component
 
@@ -14,9 +15,9 @@ component-molecule: ## role nubes.cloud.component: molecule scenario against the
 	@export $$(tests/cluster/up | tail -n 1) && $(BIN)/molecule test -s component
 
 component-lint: ## ruff + mypy on the component code, tests and bench
-	$(BIN)/ruff check plugins/module_utils/component plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py
-	$(BIN)/ruff format --check plugins/module_utils/component plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py
-	$(BIN)/mypy plugins/module_utils/component
+	$(BIN)/ruff check plugins/module_utils/component plugins/plugin_utils plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py
+	$(BIN)/ruff format --check plugins/module_utils/component plugins/plugin_utils plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py
+	$(BIN)/mypy plugins/module_utils/component plugins/plugin_utils
 
 component-demo: ## apply, re-apply, scale and delete the example component on the local cluster
 	@export $$(tests/cluster/up | tail -n 1) && $(BIN)/ansible-playbook examples/component/demo.yml

@@ -1,0 +1,42 @@
+"""pytest fixture `helm_binary`: the pinned helm (tests/cluster/versions.env), built on first use (issue 17).
+
+`tests/cluster/build --helm` builds only helm into the binary cache (a few minutes cold, cached afterwards; a lock
+keeps parallel workers from building it twice). NUBES_TEST_HELM=<path> uses another helm binary instead.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cluster.launcher.layout import BUILD_SCRIPT
+
+HELM_ENV = "NUBES_TEST_HELM"
+
+
+def pinned_helm_path() -> Path:
+    """Where tests/cluster/build puts the pinned helm binary."""
+    out = subprocess.run([str(BUILD_SCRIPT), "--helm-path"], check=True, capture_output=True, text=True)
+    return Path(out.stdout.strip())
+
+
+@pytest.fixture(scope="session")
+def helm_binary() -> str:
+    """Path of a helm binary: $NUBES_TEST_HELM, else the pinned one (built when missing)."""
+    explicit = os.environ.get(HELM_ENV)
+    if explicit:
+        if not os.access(explicit, os.X_OK):
+            pytest.fail(f"{HELM_ENV}={explicit} is not an executable file")
+        return explicit
+    path = pinned_helm_path()
+    if not os.access(path, os.X_OK):
+        proc = subprocess.run([str(BUILD_SCRIPT), "--helm"], capture_output=True, text=True, check=False)
+        if proc.returncode != 0 or not os.access(path, os.X_OK):
+            pytest.fail(
+                f"{BUILD_SCRIPT} --helm failed (exit {proc.returncode}); its output:\n{proc.stderr[-4000:]}\n"
+                f"To use another helm instead: {HELM_ENV}=<path> pytest ..."
+            )
+    return str(path)
