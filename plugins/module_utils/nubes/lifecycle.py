@@ -198,7 +198,8 @@ def decide_present(s: InstanceSituation) -> Decision:
             ops = _converge(s)
             if not ops:
                 return Decision((), RECORD_KEEP, "the recorded instance is running and matches the task", rule="P16")
-            return Decision(ops, RECORD_WRITE, "the live instance differs from the task", rule="P38")
+            rule = "P14" if s.revision_changed else "P38"
+            return Decision(ops, RECORD_WRITE, "the live instance differs from the task", rule=rule)
         if not s.adopt:
             if s.named_uid:
                 return _error(

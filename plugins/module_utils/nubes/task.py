@@ -76,7 +76,7 @@ class Task:
     def settle(self, instance: Optional[Instance]) -> bool:
         """P27: the operation this record itself started (an interrupted or `wait: false` run of this task) is
         waited for; on success what it applied is recorded. An operation that was never run is kept to be reused.
-        Returns whether anything was waited for (the caller then reads the instance again)."""
+        Returns whether it waited (the caller then reads the instance again: the operation may have changed it)."""
         operation = open_operation(self.record)
         if operation is None or self.record is None:
             return False
@@ -94,7 +94,7 @@ class Task:
             self.store(settled(self.record, False))
         else:
             self.store(settled(self.record, True))
-        return bool(instance is not None and instance.busy)
+        return instance is not None
 
 
 def run_task(task: Task) -> Dict[str, Any]:

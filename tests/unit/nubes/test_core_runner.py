@@ -316,12 +316,20 @@ def test_secrets_never_reach_state_or_results(
     assert "Very-Secret-1" not in json.dumps(result)
     with open(state_path) as handle:
         assert "Very-Secret-1" not in handle.read()
-    assert not run(
-        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Very-Secret-1"
-    )["changed"]
-    assert run(
-        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Other-Secret-2"
-    )["operations"] == ["modify_user"]
+    user = {"parent_instance_uid": uid, "username": "app"}
+    assert not run(services["postgres"], "subresource", "user", password="Very-Secret-1", **user)["changed"]
+    # update_password=on_create (the default): a new password in the task is not sent to an existing user
+    assert not run(services["postgres"], "subresource", "user", password="Other-Secret-2", **user)["changed"]
+    changed = run(
+        services["postgres"], "subresource", "user", password="Other-Secret-2", update_password="always", **user
+    )
+    assert changed["operations"] == ["modify_user"] and "Other-Secret-2" not in json.dumps(changed)
+    with open(state_path) as handle:
+        assert "Other-Secret-2" not in handle.read()
+    again = run(
+        services["postgres"], "subresource", "user", password="Other-Secret-2", update_password="always", **user
+    )
+    assert not again["changed"]  # always: set when it differs from the last applied one (salted digest)
 
 
 def test_wait_false_returns_the_operation_and_next_run_records(
@@ -476,10 +484,15 @@ def test_modify_without_waiting_is_settled_by_the_next_run(
     run(services["postgres"], **pg_args(s3_uid))
     started = run(services["postgres"], wait=False, resource_name="db1", resource_cpu=800)
     assert started["operations"] == ["modify"] and not started["operation"]["finished"]
-    assert record(state_path)["pending"]["operation_uid"] == started["operation"]["uid"]
+    assert record(state_path)["operation"] == {
+        "uid": started["operation"]["uid"],
+        "name": "modify",
+        "done": False,
+        "digests": {},
+    }
     settled = run(services["postgres"], resource_name="db1", resource_cpu=800)
     assert settled["operations"] == [] and not settled["changed"]
-    assert "pending" not in record(state_path)
+    assert record(state_path)["operation"]["done"] is True
 
 
 def test_failed_unwaited_modify_is_applied_again(
