@@ -29,6 +29,14 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "update_password": {
+        "type": "str",
+        "choices": [
+            "always",
+            "on_create",
+        ],
+        "default": "on_create",
+    },
     "connection_limit": {
         "type": "int",
     },
