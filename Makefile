@@ -54,7 +54,7 @@ include $(sort $(wildcard mk/*.mk))
 # the Makefile works before the fragments exist).
 defined = $(shell grep -qsE '^([^:=\#]*[[:space:]])?$(1)([[:space:]][^:=]*)?:([^=]|$$)' $(wildcard mk/*.mk) && echo yes)
 
-demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1, then stop it
+demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1 (or DEMO_ENDPOINT + DEMO_TOKEN), then stop it
 	@bash scripts/demo.sh
 
 TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) package-check
