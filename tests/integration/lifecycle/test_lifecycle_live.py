@@ -205,7 +205,7 @@ def test_acquiring_by_uid_needs_the_flag_and_names_the_uid(
 
 def test_busy_instance_is_an_error_at_once(emu: EmulatorServer, playbook: PlaybookRunner, s3_uids: list[str]) -> None:
     """P27: an operation another workspace started is not waited for: the task fails at once with the seed's
-    diagnostics, writes nothing and never polls that operation."""
+    diagnostics (P30: every detail line), writes nothing and never polls that operation."""
     name = unique("lc-busy")
     uid = ok(playbook.one("postgres", pg(name, s3_uids[0])))["instance_uid"]
     emu.configure(durations={"postgres.modify": 600})

@@ -140,7 +140,7 @@ PRESENT: Tuple[Row, ...] = (
 
 @pytest.mark.parametrize(("rule", "kwargs", "ops", "record", "error"), PRESENT, ids=[row[0] for row in PRESENT])
 def test_present_matrix(rule: str, kwargs: Dict[str, Any], ops: Tuple[str, ...], record: str, error: bool) -> None:
-    """P20-P27, P14, P16, P18, P23, P38, K4a, K4b: one row of the matrix each."""
+    """P20, P21, P22, P23, P24, P25, P26, P27, P14, P16, P18, P38, P42, K4a, K4b: one row of the matrix each."""
     decision = decide(InstanceSituation(state="present", **kwargs))
     assert decision.error is error, decision.reason
     assert decision.rule == rule.split()[0]
@@ -289,7 +289,8 @@ DELETED: Tuple[Row, ...] = (
 
 @pytest.mark.parametrize(("rule", "kwargs", "ops", "record", "error"), DELETED, ids=[row[0] for row in DELETED])
 def test_deleted_matrix(rule: str, kwargs: Dict[str, Any], ops: Tuple[str, ...], record: str, error: bool) -> None:
-    """state=deleted (beyond the seed): the API's delete operation, whatever suspend_on_destroy says."""
+    """P12 state=deleted (beyond the seed): the API's delete operation, whatever suspend_on_destroy says; a
+    placeholder is removed (P26); busy is an error (P27); already gone is forgotten (P29)."""
     decision = decide(InstanceSituation(state="deleted", suspend_on_destroy=False, **kwargs))
     assert decision.error is error, decision.reason
     assert decision.rule == rule.split()[0]
