@@ -1,13 +1,18 @@
 # deck-api emulator (tests/emulator). Variables PY, PYTEST, BIN come from the Makefile.
 EMULATOR_ARGS ?=
+# integration-opid: what the emulator adds to every svcOperationId (far above every catalogue id)
+OPID_OFFSET ?= 100000
 
-.PHONY: emulator emulator-test emulator-lint emulator-bench
+.PHONY: emulator emulator-test emulator-lint emulator-bench integration-opid
 
 emulator: ## run the deck-api emulator on 127.0.0.1 (EMULATOR_ARGS="--faults FILE --seed N --state FILE")
 	@$(PY) -m tests.emulator serve $(EMULATOR_ARGS)
 
 emulator-test: ## the emulator's own tests (real HTTP against it)
 	$(PYTEST) -q tests/emulator/tests
+
+integration-opid: venv ## the generated-module playbook tests against an emulator serving other svcOperationIds than the specs
+	NUBES_EMULATOR_OPERATION_ID_OFFSET=$(OPID_OFFSET) $(PYTEST_RUN) tests/integration/modules --durations=10
 
 emulator-lint: ## ruff + mypy on the emulator and its bench
 	$(BIN)/ruff check tests/emulator bench/emulator_throughput.py

@@ -43,13 +43,14 @@ class Application:
         state_file: Path | None = None,
         catalogue: Catalogue | None = None,
         clock: Clock | None = None,
+        operation_id_offset: int = 0,
     ) -> None:
         self.key = key
         self.seed = seed
         self.clock = clock or Clock()
         self.settings = settings or Settings()
         self.faults = FaultSet(seed, faults)
-        self.catalogue = catalogue or Catalogue.load()
+        self.catalogue = catalogue or Catalogue.load(operation_id_offset=operation_id_offset)
         self.engine = Emulator(self.catalogue, self.clock, self.faults, self.settings, seed, state_file)
         self.verifier = Verifier(key)
         self.log = RequestLog()

@@ -34,20 +34,36 @@ def public(obj: Any) -> Any:
     return obj
 
 
-class Catalogue:
-    """Services, their operations and cfsParams, indexed by id."""
+def _shifted(svc: Json, offset: int) -> Json:
+    """A copy of `svc` with `offset` added to each of its svcOperationIds."""
+    svc = copy.deepcopy(svc)
+    for op in svc["operations"]:
+        op["svcOperationId"] = int(op["svcOperationId"]) + offset
+    return svc
 
-    def __init__(self, services: list[Json]) -> None:
+
+class Catalogue:
+    """Services, their operations and cfsParams, indexed by id.
+
+    `operation_id_offset` is added to every svcOperationId (the operation-id offset mode: the catalogue then
+    serves ids other than the ones the specs were generated with, as the real API may; only DNS 45/46 are
+    known live). Param ids are not shifted.
+    """
+
+    def __init__(self, services: list[Json], operation_id_offset: int = 0) -> None:
+        if operation_id_offset < 0:
+            raise CatalogueError(f"the operation id offset must be 0 or more, got {operation_id_offset}")
+        self.operation_id_offset = operation_id_offset
         self.services: dict[int, Json] = {}
         self.operations: dict[int, Json] = {}
         self.operation_service: dict[int, int] = {}
         self.params: dict[int, Json] = {}
         self.param_operation: dict[int, int] = {}
         for svc in services:
-            self._add(svc)
+            self._add(_shifted(svc, operation_id_offset) if operation_id_offset else svc)
 
     @classmethod
-    def load(cls, directory: Path | None = None) -> Catalogue:
+    def load(cls, directory: Path | None = None, operation_id_offset: int = 0) -> Catalogue:
         directory = directory or CATALOGUE_DIR
         files = sorted(directory.glob("*.json"))
         if not files:
@@ -58,7 +74,7 @@ class Catalogue:
                 services.append(json.loads(path.read_text(encoding="utf-8")))
             except ValueError as exc:
                 raise CatalogueError(f"{path}: not valid JSON: {exc}") from exc
-        return cls(services)
+        return cls(services, operation_id_offset)
 
     def _add(self, svc: Json) -> None:
         sid = svc["svcId"]

@@ -17,6 +17,7 @@ import yaml
 from tests.emulator import assumptions as A
 from tests.emulator.auth import mint_token
 from tests.emulator.server import EmulatorServer
+from tests.emulator.settings import OPERATION_ID_OFFSET_ENV, operation_id_offset_from_env
 
 KEY_ENV = "NUBES_EMULATOR_KEY"
 
@@ -55,6 +56,7 @@ def _serve(args: argparse.Namespace) -> int:
     config = _load_fault_file(Path(args.faults)) if args.faults else {}
     seed = args.seed if args.seed is not None else int(config.get("seed", 0))
     try:
+        offset = args.operation_id_offset if args.operation_id_offset is not None else operation_id_offset_from_env()
         emu = EmulatorServer(
             seed=seed,
             op_duration=args.op_duration,
@@ -65,6 +67,7 @@ def _serve(args: argparse.Namespace) -> int:
             unique_display_names=args.unique_display_names,
             host=args.host,
             port=args.port,
+            operation_id_offset=offset,
         )
         if config.get("settings"):
             emu.configure(**config["settings"])
@@ -78,6 +81,8 @@ def _serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
+    if emu.operation_id_offset:
+        print(f"operation ids: catalogue + {emu.operation_id_offset}", file=sys.stderr, flush=True)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -120,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         help="per service/operation duration, e.g. postgres=3 or postgres.create=5 (repeatable)",
     )
     serve.add_argument("--unique-display-names", action="store_true", help="answer 400 'not unique' on duplicates")
+    serve.add_argument(
+        "--operation-id-offset",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"add N to every svcOperationId served (default: ${OPERATION_ID_OFFSET_ENV}, else 0)",
+    )
     serve.add_argument("--token-ttl", type=float, default=A.DEFAULT_TOKEN_TTL, help="lifetime of the printed token")
     serve.set_defaults(func=_serve)
     token = sub.add_parser("token", help="print a bearer token signed with --key")

@@ -117,8 +117,10 @@ class Emulator:
         for item in data.get("instances", []):
             inst = Instance.from_dict(item)
             self.instances[inst.uid.upper()] = inst
+        shift = self.catalogue.operation_id_offset - int(data.get("operation_id_offset", 0))
         for item in data.get("operations", []):
             op = Operation.from_dict(item)
+            op.svc_operation_id += shift  # the state file may come from a start with another offset
             self.ops[op.uid.lower()] = op
             for row in op.rows.values():
                 self.row_index[row.uid.lower()] = op.uid
@@ -137,6 +139,7 @@ class Emulator:
             data = {
                 "version": 1,
                 "clock_offset": self.clock.offset,
+                "operation_id_offset": self.catalogue.operation_id_offset,
                 "instances": [i.to_dict() for i in self.instances.values()],
                 "operations": [o.to_dict() for o in self.ops.values()],
             }

@@ -136,8 +136,13 @@ class EmulatorServer:
         clock: Clock | None = None,
         tls_cert: str | Path | None = None,
         tls_key: str | Path | None = None,
+        operation_id_offset: int = 0,
     ) -> None:
-        """`tls_cert` / `tls_key` (PEM files): serve HTTPS instead of HTTP (TLS tests of the client)."""
+        """`tls_cert` / `tls_key` (PEM files): serve HTTPS instead of HTTP (TLS tests of the client).
+
+        `operation_id_offset` > 0: every svcOperationId served (and accepted) is the catalogue's plus this
+        offset, so a client that trusts a spec's operation id gets a 4xx (the operation-id offset mode).
+        """
         self._tls: tuple[str, str] | None = (str(tls_cert), str(tls_key or tls_cert)) if tls_cert else None
         settings = Settings(
             op_duration=op_duration, durations=dict(durations or {}), unique_display_names=unique_display_names
@@ -150,6 +155,7 @@ class EmulatorServer:
             faults=faults,
             state_file=Path(state_file) if state_file else None,
             clock=clock,
+            operation_id_offset=operation_id_offset,
         )
         self._address = (host, port)
         self._httpd: _HTTPServer | None = None
@@ -209,6 +215,11 @@ class EmulatorServer:
         if self._httpd is None:
             raise RuntimeError("the emulator is not started")
         return int(self._httpd.server_address[1])
+
+    @property
+    def operation_id_offset(self) -> int:
+        """What is added to every svcOperationId of the catalogue (0: the ids the specs were generated with)."""
+        return self.app.catalogue.operation_id_offset
 
     @property
     def base_url(self) -> str:

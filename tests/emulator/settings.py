@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tests.emulator import assumptions as A
+
+OPERATION_ID_OFFSET_ENV = "NUBES_EMULATOR_OPERATION_ID_OFFSET"
+
+
+def operation_id_offset_from_env(environ: Mapping[str, str] = os.environ) -> int:
+    """The operation-id offset `NUBES_EMULATOR_OPERATION_ID_OFFSET` asks for (unset or empty: 0)."""
+    raw = environ.get(OPERATION_ID_OFFSET_ENV, "").strip()
+    if not raw:
+        return 0
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{OPERATION_ID_OFFSET_ENV} must be a whole number >= 0, got {raw!r}")
+    return value
 
 
 @dataclass
