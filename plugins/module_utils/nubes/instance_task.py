@@ -118,8 +118,10 @@ class InstanceTask(Task):
         self.instance, self.live_uids, self.lost_uid, self.reusable = None, [], "", None
         self.record = records.normalise(self.ctx.store.get_instance(self.spec.name, self.ref.resource_name))
         uid = identity.recorded_uid(self.ref, self.record)  # K4a / K4b
-        if self.forget_only():
+        if self.forget_only():  # P29: not even read; the result names the uid it forgets
             self.status_read = False
+            if uid:
+                self.instance = Instance({"instanceUid": uid, "displayName": self.ref.resource_name})
             return
         if self.preloaded is not None and uid and self.preloaded.uid.lower() == uid.lower():
             self.instance, self.preloaded = self.preloaded, None

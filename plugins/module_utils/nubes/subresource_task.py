@@ -24,7 +24,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, Instance, as_text
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_CREATING
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_CREATING, STATUS_PRESENT
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Task, run_task
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
 
@@ -195,7 +195,8 @@ class SubresourceTask(Task):
             self.exists_after = self.exists_after and self.current is not None
         elif decision.record == RECORD_REMOVE and self.record is not None:
             self.store(None)
-        elif decision.record == RECORD_WRITE:
+        elif decision.record == RECORD_WRITE or (self.record and self.record.get("status") != STATUS_PRESENT):
+            # written, or found done by a re-run after an interrupted create: the record is now complete
             self.store(records.present(self.record, [p.code for p in self.sub.params if p.secret]))
 
     def _run(self, name: str, values: Dict[str, Any], secrets: Dict[str, str], current: Dict[str, Any]) -> None:
