@@ -17,7 +17,6 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import T
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     ApiError,
     NubesError,
-    OperationFailedError,
     OutcomeUnknownError,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
@@ -29,7 +28,6 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
     InstanceSituation,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import DELETED, MISSING, NOT_CREATED, Instance
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     STATUS_CREATE_REQUESTED,
@@ -301,30 +299,11 @@ class InstanceTask(Task):
         revision: Optional[str],
         current: Optional[Dict[str, Optional[str]]] = None,
     ) -> bool:
-        uid = self._uid()
-        reuse = self.reusable if self.reusable and self.reusable.get("name") == name else None
-        base = self.record or {"status": STATUS_PRESENT, "instance_uid": uid}
-
-        def on_created(op_uid: str) -> None:  # the operation is in the record before it runs (crash safety)
-            self.store(records.started(base, op_uid, name, secrets, revision))
-
-        op_id = self.ctx.operation_ids.resolve(name, self.instance)  # issue 14: by name, from the API
-        op_uid = self.ctx.executor.start(
-            uid, name, op_id, values, on_created, str(reuse["uid"]) if reuse else None, current
-        )
-        self.operations_run.append(name)
-        if not self.opts.wait:
-            self.last_operation = OperationResult(op_uid, name, False)
-            return False
-        try:
-            self.last_operation = self.ctx.executor.wait(op_uid, name, self.ctx.timeout(name))
-        except OperationFailedError:
-            if self.record is not None:
-                self.store(records.settled(self.record, False))
-            raise
-        if self.record is not None:
-            self.store(records.settled(self.record, True))
-        return True
+        if self.instance is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: no instance to operate on; please report this bug")
+        if self.record is None:  # adopting: the record starts with the operation (P27: a re-run waits for it)
+            self.record = {"status": STATUS_PRESENT, "instance_uid": self.instance.uid}
+        return self.run_operation(self.instance, name, values, secrets, revision, current)
 
     def _create(self) -> bool:
         """P20: POST /instances (K3: no id), the uid recorded at once, then the create operation on it."""

@@ -14,7 +14,7 @@ from typing import Any, ContextManager, Dict, List, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, OperationFailedError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
     RECORD_REMOVE,
     RECORD_WRITE,
@@ -22,7 +22,6 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
     SubSituation,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, Instance, as_text
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_CREATING, STATUS_PRESENT
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Task, run_task
@@ -200,29 +199,11 @@ class SubresourceTask(Task):
             self.store(records.present(self.record, [p.code for p in self.sub.params if p.secret]))
 
     def _run(self, name: str, values: Dict[str, Any], secrets: Dict[str, str], current: Dict[str, Any]) -> None:
-        parent_uid = self.ref.parent_uid
-        base = self.record or {"status": STATUS_CREATING}
-        reuse = self.reusable if self.reusable and self.reusable.get("name") == name else None
-
-        def on_created(op_uid: str) -> None:  # recorded before it runs: a re-run waits for it (P27)
-            self.store(records.started(base, op_uid, name, secrets, None))
-
-        op_id = self.ctx.operation_ids.resolve(name, self.parent)  # issue 14: by name, from the API
-        op_uid = self.ctx.executor.start(
-            parent_uid, name, op_id, values, on_created, str(reuse["uid"]) if reuse else None, current
-        )
-        self.operations_run.append(name)
-        if not self.opts.wait:
-            self.last_operation = OperationResult(op_uid, name, False)
-            return
-        try:
-            self.last_operation = self.ctx.executor.wait(op_uid, name, self.ctx.timeout(name))
-        except OperationFailedError:
-            if self.record is not None:
-                self.store(records.settled(self.record, False))
-            raise
-        if self.record is not None:
-            self.store(records.settled(self.record, True))
+        if self.parent is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: no parent instance; please report this bug")
+        if self.record is None:
+            self.record = {"status": STATUS_CREATING}  # stored when the operation starts (P27)
+        self.run_operation(self.parent, name, values, secrets, None, current)
 
     def result(self, decision: Decision) -> Dict[str, Any]:
         result: Dict[str, Any] = {

@@ -10,14 +10,14 @@ up to the plan and writes nothing.
 
 from __future__ import annotations
 
-from typing import Any, ContextManager, Dict, List, Optional
+from typing import Any, ContextManager, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, OperationFailedError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import Decision, Situation, decide
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record, open_operation, settled
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record, open_operation, settled, started
 
 
 class NameTaken(NubesError):
@@ -95,6 +95,40 @@ class Task:
         else:
             self.store(settled(self.record, True))
         return instance is not None
+
+    def run_operation(
+        self,
+        instance: Instance,
+        name: str,
+        values: Mapping[str, str],
+        secrets: Mapping[str, str],
+        revision: Optional[str] = None,
+        current: Optional[Mapping[str, Optional[str]]] = None,
+    ) -> bool:
+        """Run one operation on `instance` (P38: `values`, then `current` for the rest); the record notes it before
+        it runs (crash safety, P27) and what it applied once it succeeded. False when only started (wait=false)."""
+        base = self.record or {}
+        reuse = self.reusable if self.reusable and self.reusable.get("name") == name else None
+
+        def on_created(op_uid: str) -> None:
+            self.store(started(base, op_uid, name, secrets, revision))
+
+        op_id = self.ctx.operation_ids.resolve(name, instance)  # issue 14: by name, from the API
+        reuse_uid = str(reuse["uid"]) if reuse else None
+        op_uid = self.ctx.executor.start(instance.uid, name, op_id, dict(values), on_created, reuse_uid, current)
+        self.operations_run.append(name)
+        if not self.ctx.options.wait:
+            self.last_operation = OperationResult(op_uid, name, False)
+            return False
+        try:
+            self.last_operation = self.ctx.executor.wait(op_uid, name, self.ctx.timeout(name))
+        except OperationFailedError:
+            if self.record is not None:
+                self.store(settled(self.record, False))
+            raise
+        if self.record is not None:
+            self.store(settled(self.record, True))
+        return True
 
 
 def run_task(task: Task) -> Dict[str, Any]:
