@@ -12,9 +12,9 @@ from tests.emulator import assumptions as A
 OPERATION_ID_OFFSET_ENV = "NUBES_EMULATOR_OPERATION_ID_OFFSET"
 
 
-def operation_id_offset_from_env(environ: Mapping[str, str] = os.environ) -> int:
+def operation_id_offset_from_env(environ: Mapping[str, str] | None = None) -> int:
     """The operation-id offset `NUBES_EMULATOR_OPERATION_ID_OFFSET` asks for (unset or empty: 0)."""
-    raw = environ.get(OPERATION_ID_OFFSET_ENV, "").strip()
+    raw = (os.environ if environ is None else environ).get(OPERATION_ID_OFFSET_ENV, "").strip()
     if not raw:
         return 0
     try:
