@@ -41,14 +41,18 @@ def _opt(spec: dict[str, Any], doc_lines: list[str], **extra: Any) -> tuple[dict
     return spec, doc
 
 
-def _state_option(what: str, absent: str, deleted: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+def _state_option(
+    what: str, absent: str, deleted: bool = False, suspendable: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
     choices = ["present", "absent", "deleted"] if deleted else ["present", "absent"]
     lines = [f"V(present) creates the {what}, or modifies it when its live params differ.", f"V(absent) {absent}"]
     if deleted:
+        states = "running, suspended, failed" if suspendable else "running, failed"
         lines.append(
-            "V(deleted) deletes the instance for good with the API's delete operation, whether it is running,"
-            " suspended, failed or a placeholder that was never created; O(suspend_on_destroy) does not apply."
-            " Supports check mode and diff mode."
+            f"V(deleted) deletes the instance for good with the API's delete operation, whether it is {states} or"
+            " a placeholder that was never created"
+            + ("; O(suspend_on_destroy) does not apply." if suspendable else ".")
+            + " Supports check mode and diff mode."
         )
     return _opt({"type": "str", "choices": choices, "default": "present"}, lines)
 
@@ -109,7 +113,7 @@ def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str
                 ],
             ),
         ),
-        ("state", *_state_option("instance", absent, deleted=life["deletable"])),
+        ("state", *_state_option("instance", absent, deleted=life["deletable"], suspendable=life["suspendable"])),
         (
             "adopt_existing_on_create",
             *_opt(
