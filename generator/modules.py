@@ -74,8 +74,8 @@ def update_password_option(params: list[dict[str, Any]], what: str) -> list[tupl
     fixed = [f"O({p['option']})" for p in secrets if p["immutable"]]
     if fixed:
         lines.append(f"{', '.join(fixed)} can be set on create only: the API cannot change it later.")
-    spec = {"type": "str", "choices": ["always", "on_create"], "default": "on_create"}
-    return [("update_password", *_opt(spec, lines))]
+    spec = {"type": "str", "choices": ["always", "on_create"], "default": "on_create", "no_log": False}
+    return [("update_password", *_opt(spec, lines))]  # no_log False: the name only looks secret (Ansible warns)
 
 
 def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
