@@ -41,6 +41,7 @@ ARGUMENT_SPEC = {
             "on_create",
         ],
         "default": "on_create",
+        "no_log": False,
     },
     "domain": {
         "type": "str",

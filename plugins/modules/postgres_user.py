@@ -36,6 +36,7 @@ ARGUMENT_SPEC = {
             "on_create",
         ],
         "default": "on_create",
+        "no_log": False,
     },
     "connection_limit": {
         "type": "int",
