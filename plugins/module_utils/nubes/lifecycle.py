@@ -70,6 +70,7 @@ class SubSituation:
     state: str = "present"
     parent_status: str = RUNNING
     parent_busy: bool = False
+    foreign_service: str = ""  # K4a: the parent uid names an instance of this other service
     exists: bool = False
     recorded: bool = False
     adopt: bool = False
@@ -321,6 +322,10 @@ def decide_subresource(s: SubSituation) -> Decision:
     """P13/P17: a sub-resource of a running parent; identity {parent uid, key}."""
     what = f"the {s.sub}"
     adopt_flag = _flag("adopt_existing_on_create", s.adopt)
+    if s.foreign_service:
+        return _error(
+            f"the parent instance is an instance of {s.foreign_service}; give the uid of one of this service", "K4a"
+        )
     if s.parent_status in GONE:
         if s.state == "absent":
             return Decision((), RECORD_REMOVE if s.recorded else RECORD_KEEP, "the parent instance is gone", rule="P17")

@@ -112,14 +112,18 @@ class SubresourceTask(Task):
             self.ctx.store.get_sub(self.spec.name, self.ref.parent_uid, self.sub.name, self.key)
         )
         self.parent = identity.find(self.ctx.api, self.ref.parent_uid)
-        if self.parent is not None and self.parent.service_id not in (None, self.spec.service_id):
-            raise NubesError(  # K4a: the parent must be an instance of this module's service
-                f"the parent instance {self.ref.parent_uid} is {self.parent.service_label}, not {self.spec.name} "
-                f"(service {self.spec.service_id}); give the uid of a {self.spec.name} instance"
-            )
+        if self.parent is not None and self.foreign_parent():
+            return  # K4a: decided (an error) before anything else is read
         if self.parent is not None and self.settle(self.parent):
             self.parent = self.ctx.api.get_instance(self.ref.parent_uid) or self.parent
         self.current = self._live_item()
+
+    def foreign_parent(self) -> str:
+        """K4a: the parent must be an instance of this module's service; else both services, for the error."""
+        parent = self.parent
+        if parent is None or parent.service_id in (None, self.spec.service_id):
+            return ""
+        return f"{parent.service_label}, not {self.spec.name} (service {self.spec.service_id})"
 
     def _live_item(self) -> Optional[Dict[str, Optional[str]]]:
         for item in self.parent.subresources(self.sub.name) if self.parent is not None else []:
@@ -140,6 +144,7 @@ class SubresourceTask(Task):
             state=self.opts.state,
             parent_status=(parent.status if parent is not None and parent.live else MISSING),
             parent_busy=bool(parent is not None and parent.busy),
+            foreign_service=self.foreign_parent(),
             exists=self.current is not None,
             recorded=self.record is not None,
             adopt=self.opts.adopt,

@@ -359,6 +359,13 @@ SUB: Tuple[Row, ...] = (
         True,
     ),
     ("P13 parent gone -> error", {"parent_status": "deleted"}, (), RECORD_KEEP, True),
+    (
+        "K4a parent of another service -> error",
+        {"foreign_service": "s3 (service 12)", "exists": True},
+        (),
+        RECORD_KEEP,
+        True,
+    ),
     ("P27 parent busy -> error", {"parent_busy": True}, (), RECORD_KEEP, True),
     ("P27 parent suspended -> error", {"parent_status": "suspended"}, (), RECORD_KEEP, True),
     (
@@ -381,7 +388,7 @@ SUB: Tuple[Row, ...] = (
 
 @pytest.mark.parametrize(("rule", "kwargs", "ops", "record", "error"), SUB, ids=[row[0] for row in SUB])
 def test_subresource_matrix(rule: str, kwargs: Dict[str, Any], ops: Tuple[str, ...], record: str, error: bool) -> None:
-    """P13/P17/P23/P27/P28: sub-resources go through decide() too."""
+    """P13/P17/P23/P27/P28, K4a: sub-resources go through decide() too."""
     decision = decide(sub(**kwargs))
     assert decision.error is error, decision.reason
     assert decision.rule == rule.split()[0]

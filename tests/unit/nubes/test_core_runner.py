@@ -592,3 +592,13 @@ def test_lookup_by_name_never_picks_a_deleted_instance(
         services["s3"], resource_name="b11", display_name="b11", resource_realm=REALM, adopt_existing_on_create=True
     )
     assert result["instance_uid"] == live
+
+
+def test_subresource_parent_of_another_service_is_refused(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """K4a for sub-resources: a parent uid of another service (an S3 given to postgres_user) fails naming both
+    services, before any write."""
+    with pytest.raises(NubesError, match=r"service 12.*postgres \(service 90\)"):
+        run(services["postgres"], "subresource", "user", parent_instance_uid=s3_uid, username="app", password="pw-1234")
+    assert deck.writes() == []
