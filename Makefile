@@ -54,7 +54,7 @@ include $(sort $(wildcard mk/*.mk))
 # the Makefile works before the fragments exist).
 defined = $(shell grep -qsE '^([^:=\#]*[[:space:]])?$(1)([[:space:]][^:=]*)?:([^=]|$$)' $(wildcard mk/*.mk) && echo yes)
 
-demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1, then stop it
+demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1 (or DEMO_ENDPOINT + DEMO_TOKEN), then stop it
 	@bash scripts/demo.sh
 
 TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) package-check
@@ -118,6 +118,7 @@ build: venv ## build the collection tarball into build/ (ansible-galaxy collecti
 	@mkdir -p build
 	$(BIN)/ansible-galaxy collection build --force --output-path build .
 
+# P5: the published artifacts, each built by one command (scripts/package-check.sh checks the tarball)
 dist: docs build ## the published artifacts: build/nubes-cloud-<version>.tar.gz and the docs site build/site/ (README, docs without docs/dev, examples)
 	@rm -rf build/site && mkdir -p build/site
 	@tar --exclude=docs/dev -cf - README.md COPYING docs examples changelogs | tar -C build/site -xf -

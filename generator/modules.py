@@ -1,7 +1,8 @@
 """Per-spec module models (instance, sub-resource, info): option specs, docs, examples, returns.
 
 Rules carried by the generated options: K1/K4b (instance_uid), P19/P21/P24/P28 (adopt_existing_on_create),
-P19/P29 (suspend_on_destroy), P14/P18 (git_revision), P13/P17 (sub-resource identity), P31 (no logic).
+P19/P29 (suspend_on_destroy), P12 (state=deleted: the API's delete operation), P14/P18 (git_revision),
+P13/P17 (sub-resource identity), P31 (no logic); update_password for modules with secret params.
 """
 
 from __future__ import annotations
@@ -40,18 +41,51 @@ def _opt(spec: dict[str, Any], doc_lines: list[str], **extra: Any) -> tuple[dict
     return spec, doc
 
 
-def _state_option(what: str, absent: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    return _opt(
-        {"type": "str", "choices": ["present", "absent"], "default": "present"},
-        [f"V(present) creates the {what}, or modifies it when its params differ.", f"V(absent) {absent}"],
-    )
+def _state_option(
+    what: str, absent: str, deleted: bool = False, suspendable: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    choices = ["present", "absent", "deleted"] if deleted else ["present", "absent"]
+    lines = [f"V(present) creates the {what}, or modifies it when its live params differ.", f"V(absent) {absent}"]
+    if deleted:
+        states = "running, suspended, failed" if suspendable else "running, failed"
+        lines.append(
+            f"V(deleted) deletes the instance for good with the API's delete operation, whether it is {states} or"
+            " a placeholder that was never created"
+            + ("; O(suspend_on_destroy) does not apply." if suspendable else ".")
+            + " Supports check mode and diff mode."
+        )
+    return _opt({"type": "str", "choices": choices, "default": "present"}, lines)
+
+
+def update_password_option(params: list[dict[str, Any]], what: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``update_password`` (community.postgresql's convention) for modules with secret params: the API never
+    returns a secret, so whether to send it again cannot be decided by reading it back."""
+    secrets = [p for p in params if p["secret"]]
+    if not secrets:
+        return []
+    names = ", ".join(f"O({p['option']})" for p in secrets)
+    lines = [
+        f"When to send the secret options ({names}), which the API never returns.",
+        f"V(on_create) sends them only when the {what} is created; a changed value in the task is not sent to an"
+        f" existing or adopted {what}.",
+        f"V(always) also sets them on an existing or adopted {what} whenever they differ from the values this task"
+        " last applied (kept in the state store as salted digests only); when adopting, they are always set.",
+    ]
+    fixed = [f"O({p['option']})" for p in secrets if p["immutable"]]
+    if fixed:
+        lines.append(f"{', '.join(fixed)} can be set on create only: the API cannot change it later.")
+    spec = {"type": "str", "choices": ["always", "on_create"], "default": "on_create", "no_log": False}
+    return [("update_password", *_opt(spec, lines))]  # no_log False: the name only looks secret (Ansible warns)
 
 
 def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """resource_name, instance_uid, state, adopt_existing_on_create, suspend_on_destroy, git_revision."""
     life = spec["lifecycle"]
     if life["suspendable"]:
-        absent = "suspends the instance (O(suspend_on_destroy=true)) or only forgets it (false)."
+        absent = (
+            "suspends the instance (O(suspend_on_destroy=true)), or only forgets it (false): the instance then keeps"
+            " running, and the task warns so."
+        )
     elif life["deletable"]:
         absent = "deletes the instance."
     else:
@@ -79,7 +113,7 @@ def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str
                 ],
             ),
         ),
-        ("state", *_state_option("instance", absent)),
+        ("state", *_state_option("instance", absent, deleted=life["deletable"], suspendable=life["suspendable"])),
         (
             "adopt_existing_on_create",
             *_opt(
@@ -100,7 +134,8 @@ def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str
                     {"type": "bool", "default": life["suspend_on_destroy"]},
                     [
                         "With O(state=absent): true suspends the instance; false only removes it from the state"
-                        " store, with no API call.",
+                        " store, with no API call, and the instance keeps running (use O(state=deleted) to delete"
+                        " it).",
                     ],
                 ),
             )
@@ -278,7 +313,8 @@ def _required_example(params: list[dict[str, Any]], registry: dict[int, str]) ->
 def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleModel:
     """``<name>``: the instance itself (create/modify/delete/suspend/resume + redeploy)."""
     name = spec["name"]
-    argument_spec, docs = _module_options(instance_lifecycle_options(spec), spec["params"], registry, "instance")
+    lifecycle = instance_lifecycle_options(spec) + update_password_option(spec["params"], "instance")
+    argument_spec, docs = _module_options(lifecycle, spec["params"], registry, "instance")
     life = spec["lifecycle"]
     description = [
         f"Creates, modifies and destroys instances of {_service_words(spec)}.",
@@ -305,13 +341,22 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
             f"nubes.cloud.{name}": {"resource_name": task["resource_name"], "state": "absent"},
         },
     ]
+    if life["deletable"] and life["suspendable"]:
+        examples.append(
+            {
+                "name": "Delete the instance for good (the API's delete operation)",
+                f"nubes.cloud.{name}": {"resource_name": task["resource_name"], "state": "deleted"},
+            }
+        )
     returns = {
         "instance": _instance_return(spec),
         **_top_level_instance_returns(spec, "always"),
         "operations": _OPERATIONS_RETURN,
         "operation": _OPERATION_RETURN,
         "decision": {
-            "description": "The lifecycle decision taken, for example V(create), V(modify), V(adopt), V(none).",
+            "description": "The lifecycle decision taken, for example V(create), V(modify), V(resume+modify), V(adopt),"
+            " V(suspend), V(delete), V(forget) (removed from the state store only; the instance keeps running),"
+            " V(none).",
             "returned": "always",
             "type": "str",
         },
@@ -347,6 +392,7 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
                 [f"When a {what} with this O({sub['key']}) already exists in the parent, adopt it instead of failing."],
             ),
         ),
+        *update_password_option(sub["params"], what),
     ]
     argument_spec, docs = _module_options(lifecycle, sub["params"], registry, what)
     description = [
@@ -389,7 +435,7 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
                 },
                 "key": {"description": f"Value of O({sub['key']}).", "returned": "always", "type": "str"},
                 "exists": {
-                    "description": f"Whether the {what} existed before the task.",
+                    "description": f"Whether the {what} exists after the task (in check mode: as planned).",
                     "returned": "always",
                     "type": "bool",
                 },
@@ -402,6 +448,11 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
         },
         "operations": {**_OPERATIONS_RETURN, "sample": [sub["operations"]["create"]]},
         "operation": _OPERATION_RETURN,
+        "decision": {
+            "description": f"The decision taken, for example V({sub['operations']['create']}), V(adopt), V(none).",
+            "returned": "always",
+            "type": "str",
+        },
         "diagnostics": _DIAGNOSTICS_RETURN,
     }
     return ModuleModel(

@@ -165,9 +165,9 @@ def operation_use(op: dict[str, Any], spec: dict[str, Any]) -> str:
     return {
         "create": "`state: present` on a new instance",
         "modify": "`state: present` when params differ",
-        "delete": "not used: destroy suspends or forgets (P29)"
+        "delete": "`state: deleted` (`state: absent` suspends or forgets, P29)"
         if spec["lifecycle"]["suspendable"]
-        else "`state: absent`",
+        else "`state: absent` or `state: deleted`",
         "suspend": "`state: absent` with `suspend_on_destroy: true`",
         "resume": "`state: present` with `adopt_existing_on_create: true` on a suspended instance",
     }[name]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the collection tarball, check that it holds what users need and none of the development
-# files, install it into a temporary collections path and list its modules and inventory plugins from there.
+# files, install it into a temporary collections path and list its modules and inventory plugins from there (P5: the
+# published artifact; `make dist` also builds the docs site).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}

@@ -482,6 +482,7 @@ POLICY_CHOICES = {
 }
 
 ARGUMENT_SPEC = dict(
+    # C1: a component is namespaced; (name, namespace) is its identity
     name=dict(type="str", required=True),
     namespace=dict(type="str", required=True),
     state=dict(type="str", choices=["present", "absent"], default="present"),

@@ -226,6 +226,27 @@ class DeckApi:
             raise self.client.error(f"reading service operation {svc_operation_id}", "GET", path, response)
         return _unwrap(response.body, "svcOperation") or {}
 
+    # -- added for live lookups and real deletion (issue 15) --------------------------------------
+
+    def named(self, service_id: int, display_name: str) -> List[Instance]:
+        """Every instance of the service with this display name, deleted ones included (they keep their names)."""
+        return [i for i in self.list_instances(service_id) if i.display_name == display_name and i.uid]
+
+    def delete_instance(self, uid: str) -> None:
+        """`DELETE /instances/{uid}`: removes a placeholder no operation has run on; the API answers 422 `Instance
+        deletion disabled when having state` once one has (deck-api 2.1), so that is a clear error here."""
+        path = f"/instances/{uid}"
+        response = self.client.send("DELETE", path)
+        if response.ok or response.status == 404:
+            return
+        hint = ""
+        if response.status == 422:
+            hint = (
+                "An operation has run on this instance, so the API keeps it, and it offers no delete operation for it: "
+                "remove it in the Cloud Console"
+            )
+        raise self.client.error(f"removing instance {uid}", "DELETE", path, response, hint)
+
 
 def _unwrap(body: Any, key: str) -> Optional[Dict[str, Any]]:
     """`{key: {...}}` -> the inner object; a bare object is accepted too."""

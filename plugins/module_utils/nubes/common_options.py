@@ -44,13 +44,6 @@ def argument_spec(module_spec: Mapping[str, Any]) -> Dict[str, Any]:
     return spec
 
 
-def subresource_spec(service: Mapping[str, Any], sub: Optional[str]) -> Dict[str, Any]:
-    for item in service.get("subresources") or []:
-        if item.get("name") == sub:
-            return dict(item)
-    raise ValueError("service {} has no sub-resource {!r}".format(service.get("name"), sub))
-
-
 def module_kwargs(service: Mapping[str, Any], kind: str, sub: Optional[str] = None) -> Dict[str, Any]:
     """required_one_of / mutually_exclusive / required_if per kind (contracts.md)."""
     if kind not in KINDS:
@@ -59,7 +52,9 @@ def module_kwargs(service: Mapping[str, Any], kind: str, sub: Optional[str] = No
     if kind in ("instance", "info"):
         kwargs["required_one_of"] = [["resource_name", "instance_uid"]]
         return kwargs
-    key = str(subresource_spec(service, sub)["key"])
+    from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import load_service
+
+    key = load_service(service).subresource(str(sub)).key
     pair: List[str] = ["parent_instance_uid", "parent_resource_name"]
     kwargs["required_one_of"] = [pair]
     kwargs["mutually_exclusive"] = [pair]

@@ -1,36 +1,106 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Everything one task needs, built from the SERVICE spec and the validated params."""
+"""What every task shares: its options (typed, checked once), the API, the state store, warnings."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationExecutor, Poller
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec, load_service
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     StateBackend,
     StateStore,
     default_state_path,
 )
 
-DEFAULT_TIMEOUT = 1800
-
-
 UID_OPTIONS = ("instance_uid", "parent_instance_uid")
 MAX_DURATION = 31536000  # one year, in seconds
+STATES = ("present", "absent", "deleted")
+UPDATE_PASSWORD = ("always", "on_create")
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """The lifecycle options of a task, with the service's defaults (P19) applied."""
+
+    state: str
+    adopt: bool
+    suspend_on_destroy: bool
+    wait: bool
+    wait_timeout: Optional[int]
+    update_password: str  # always | on_create (community.postgresql's convention)
+    git_revision: Optional[str]
+    workspace: str
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], spec: ServiceSpec) -> TaskOptions:
+        state = str(params.get("state") or "present")
+        update = str(params.get("update_password") or "on_create")
+        if state not in STATES or update not in UPDATE_PASSWORD:
+            raise InputError(f"state must be one of {', '.join(STATES)}; update_password always or on_create")
+        adopt = params.get("adopt_existing_on_create")
+        sod = params.get("suspend_on_destroy")
+        revision = params.get("git_revision")
+        timeout = params.get("wait_timeout")
+        return cls(
+            state=state,
+            adopt=spec.lifecycle.adopt_existing_on_create if adopt is None else bool(adopt),
+            suspend_on_destroy=spec.lifecycle.suspend_on_destroy if sod is None else bool(sod),
+            wait=params.get("wait") is not False,
+            wait_timeout=int(timeout) if timeout else None,
+            update_password=update,
+            git_revision=None if revision is None else str(revision),
+            workspace=str(params.get("workspace") or "default"),
+        )
+
+
+class OperationIds:
+    """Issue 14: operation ids are not trustworthy in specs. An operation's `svcOperationId` comes from the live
+    instance's `availableOperations` by name, else from `GET /services/{svcId}` (read once), and only when the
+    API gives none from the spec."""
+
+    def __init__(self, api: DeckApi, spec: ServiceSpec) -> None:
+        self.api = api
+        self.spec = spec
+        self._catalogue: Optional[Dict[str, int]] = None
+
+    def resolve(self, name: str, instance: Optional[Instance]) -> Optional[int]:
+        if instance is not None:
+            live = instance.available_operations()
+            if name.lower() in live:
+                return live[name.lower()]
+        catalogue = self.catalogue()
+        if name.lower() in catalogue:
+            return catalogue[name.lower()]
+        operation = self.spec.operation(name)
+        return operation.svc_operation_id if operation else None
+
+    def catalogue(self) -> Dict[str, int]:
+        if self._catalogue is None:
+            self._catalogue = {}
+            try:
+                svc = self.api.get_service(self.spec.service_id)
+            except ApiError:
+                svc = {}  # no catalogue on this endpoint: the spec's ids are the fallback
+            for item in svc.get("operations") or []:
+                if isinstance(item, dict) and item.get("operation") and str(item.get("svcOperationId")).isdigit():
+                    self._catalogue[str(item["operation"]).lower()] = int(item["svcOperationId"])
+        return self._catalogue
 
 
 class TaskContext:
-    """The API, the state store, the service spec and the task's params, with small lookups on them."""
+    """The service spec, the task's options and params, the API, the state store and the warnings of a task."""
 
     def __init__(
         self,
-        service: Mapping[str, Any],
+        service: Any,
         params: Mapping[str, Any],
         check_mode: bool = False,
         diff_mode: bool = False,
@@ -38,13 +108,11 @@ class TaskContext:
         backend: Optional[StateBackend] = None,
         poller: Optional[Poller] = None,
     ) -> None:
-        self.service = service
+        self.spec = load_service(service)
         self.params = params
         self.check_mode = check_mode
         self.diff_mode = diff_mode
         self.warnings: List[str] = []
-        self.service_id = int(service["service_id"])
-        self.service_name = str(service["name"])
         endpoint = params.get("api_endpoint")
         token = params.get("api_token")
         if not endpoint:
@@ -53,6 +121,7 @@ class TaskContext:
             raise InputError("api_token is not set: set the option or the NUBES_API_TOKEN environment variable")
         check_uid_options(params)
         check_duration_options(params)
+        self.options = TaskOptions.from_params(params, self.spec)
         self.redactor = Redactor([token])
         self.client = ApiClient(
             ClientConfig(
@@ -67,42 +136,17 @@ class TaskContext:
         )
         self.api = DeckApi(self.client)
         self.executor = OperationExecutor(self.api, poller)
-        if backend is None:
-            backend = open_state_backend(params)
-        self.store = StateStore(backend, str(params.get("workspace") or "default"))
-        self._names: Dict[tuple, str] = {}
-
-    # -- spec lookups ----------------------------------------------------------------------------
-
-    @property
-    def lifecycle(self) -> Mapping[str, Any]:
-        return self.service.get("lifecycle") or {}
-
-    def timeout(self, operation: str) -> int:
-        """wait_timeout, else the per-operation timeout of the service (P8), else 1800 s."""
-        if self.params.get("wait_timeout"):
-            return int(self.params["wait_timeout"])
-        timeouts = self.lifecycle.get("timeouts") or {}
-        base = operation.split("_", 1)[0] if operation not in timeouts else operation
-        return int(timeouts.get(operation) or timeouts.get(base) or DEFAULT_TIMEOUT)
-
-    def operation_spec(self, name: str) -> Mapping[str, Any]:
-        for item in self.service.get("operations") or []:
-            if item.get("name") == name:
-                return item
-        return {}
-
-    def svc_operation_id(self, name: str, instance: Optional[Instance] = None) -> Optional[int]:
-        op_id = self.operation_spec(name).get("svc_operation_id")
-        if op_id is None and instance is not None:
-            op_id = instance.available_operations().get(name.lower())
-        return int(op_id) if op_id is not None else None
+        self.operation_ids = OperationIds(self.api, self.spec)
+        self.store = StateStore(backend or open_state_backend(params), self.options.workspace)
+        self._names: Dict[Tuple[int, str], str] = {}
 
     @property
     def module_name(self) -> str:
-        return f"nubes.cloud.{self.service_name}"
+        return f"nubes.cloud.{self.spec.name}"
 
-    # -- references ------------------------------------------------------------------------------
+    def timeout(self, operation: str) -> int:
+        """wait_timeout, else the per-operation timeout of the service (P8)."""
+        return self.options.wait_timeout or self.spec.lifecycle.timeout(operation)
 
     def resolve_name(self, service_id: int, name: str) -> str:
         """A display name of a live instance of `service_id` -> its uid (P37, ref_service_id)."""
@@ -122,13 +166,6 @@ class TaskContext:
         self._names[cache_key] = found[0].uid
         return found[0].uid
 
-    def flag(self, option: str, default: bool) -> bool:
-        """A boolean option; unset (None) means the SERVICE's lifecycle default (P19), else `default`."""
-        value = self.params.get(option)
-        if value is None:
-            value = self.lifecycle.get(option, default)
-        return bool(value)
-
     def warn(self, text: str) -> None:
         self.warnings.append(self.redactor(text))
 
@@ -137,17 +174,13 @@ class TaskContext:
         if instance is None:
             return {}
         out = instance.outputs()
-        specs = self.service.get("outputs")
-        if not specs:
+        if not self.spec.outputs:
             return {str(k): v for k, v in out.items()}
         result: Dict[str, Any] = {}
-        for spec in specs:
-            if spec.get("secret"):
-                continue
-            code = str(spec["code"])
-            value = lookup_dotted(out, code)
+        for spec in self.spec.outputs:
+            value = None if spec.secret else lookup_dotted(out, spec.code)
             if value is not None:
-                result[code] = value
+                result[spec.code] = value
         return result
 
     def register_secrets(self, values: Mapping[str, Any]) -> None:

@@ -145,9 +145,19 @@ def test_option_details(rendered: tuple[Workspace, dict[str, Any], dict[str, str
     user = module_namespace(files, "plugins/modules/postgres_user.py")[0]["ARGUMENT_SPEC"]
     assert user["password"] == {"type": "str", "no_log": True}
     assert set(user) >= {"parent_instance_uid", "parent_resource_name", "state", "adopt_existing_on_create", "username"}
+    # a module with a secret param gets update_password (community.postgresql's convention), default on_create
+    assert user["update_password"] == {
+        "type": "str",
+        "choices": ["always", "on_create"],
+        "default": "on_create",
+        "no_log": False,  # the name only looks secret; without it Ansible warns at every run
+    }
+    assert user["state"]["choices"] == ["present", "absent"]
     pg = module_namespace(files, "plugins/modules/postgres.py")[0]["ARGUMENT_SPEC"]
-    assert pg["state"]["choices"] == ["present", "absent"] and pg["state_param"] == {"type": "str"}
+    # P12: state=deleted runs the API's delete operation (instances of deletable services)
+    assert pg["state"]["choices"] == ["present", "absent", "deleted"] and pg["state_param"] == {"type": "str"}
     assert pg["adopt_existing_on_create"] == {"type": "bool", "default": False}
+    assert "update_password" not in pg  # no secret param on the instance
 
 
 def test_generated_python_passes_ruff(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:

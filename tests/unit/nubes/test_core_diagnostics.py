@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.diagnostics import DETAIL_FIELDS, render
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import Situation, decide
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import InstanceSituation as Situation
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import decide
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance
 
 UID = "AAAAAAAA-0000-0000-0000-000000000001"

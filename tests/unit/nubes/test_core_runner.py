@@ -316,12 +316,20 @@ def test_secrets_never_reach_state_or_results(
     assert "Very-Secret-1" not in json.dumps(result)
     with open(state_path) as handle:
         assert "Very-Secret-1" not in handle.read()
-    assert not run(
-        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Very-Secret-1"
-    )["changed"]
-    assert run(
-        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Other-Secret-2"
-    )["operations"] == ["modify_user"]
+    user = {"parent_instance_uid": uid, "username": "app"}
+    assert not run(services["postgres"], "subresource", "user", password="Very-Secret-1", **user)["changed"]
+    # update_password=on_create (the default): a new password in the task is not sent to an existing user
+    assert not run(services["postgres"], "subresource", "user", password="Other-Secret-2", **user)["changed"]
+    changed = run(
+        services["postgres"], "subresource", "user", password="Other-Secret-2", update_password="always", **user
+    )
+    assert changed["operations"] == ["modify_user"] and "Other-Secret-2" not in json.dumps(changed)
+    with open(state_path) as handle:
+        assert "Other-Secret-2" not in handle.read()
+    again = run(
+        services["postgres"], "subresource", "user", password="Other-Secret-2", update_password="always", **user
+    )
+    assert not again["changed"]  # always: set when it differs from the last applied one (salted digest)
 
 
 def test_wait_false_returns_the_operation_and_next_run_records(
@@ -476,10 +484,15 @@ def test_modify_without_waiting_is_settled_by_the_next_run(
     run(services["postgres"], **pg_args(s3_uid))
     started = run(services["postgres"], wait=False, resource_name="db1", resource_cpu=800)
     assert started["operations"] == ["modify"] and not started["operation"]["finished"]
-    assert record(state_path)["pending"]["operation_uid"] == started["operation"]["uid"]
+    assert record(state_path)["operation"] == {
+        "uid": started["operation"]["uid"],
+        "name": "modify",
+        "done": False,
+        "digests": {},
+    }
     settled = run(services["postgres"], resource_name="db1", resource_cpu=800)
     assert settled["operations"] == [] and not settled["changed"]
-    assert "pending" not in record(state_path)
+    assert record(state_path)["operation"]["done"] is True
 
 
 def test_failed_unwaited_modify_is_applied_again(
@@ -527,3 +540,65 @@ def test_check_mode_destroy_plans_without_writes(
     assert planned["changed"] and planned["operations"] == ["suspend"] and deck.writes() == []
     assert record(state_path) is not None
     assert planned["diff"]["after"] == {} and planned["diff"]["before"]["resource_cpu"] == 500
+
+
+def _race_on_create(deck: FakeDeck, service_id: int, name: str) -> Any:
+    """Another workspace creates `name` between the lookup and our POST, and the API enforces uniqueness."""
+    import httpx
+
+    def hook(request: httpx.Request) -> Any:
+        if request.method == "POST" and request.url.path.endswith("/instances"):
+            deck.hooks.clear()
+            deck.add_instance(service_id, name, state={"params": {"displayName": name, "resourceRealm": REALM}})
+            return httpx.Response(400, json={"ERROR": f"displayName '{name}' is not unique for service {service_id}"})
+        return None
+
+    deck.hooks.append(hook)
+
+
+def test_not_unique_answer_names_the_holder(run: RunFactory, services: Dict[str, Any], deck: FakeDeck) -> None:
+    """Issue 14: a create refused with 400 `not unique` (the name was taken meanwhile) is decided again on what
+    is live: without adopt_existing_on_create a clear error naming the holder (P25, two choices), no duplicate."""
+    _race_on_create(deck, 12, "b9")
+    with pytest.raises(NubesError) as info:
+        run(services["s3"], resource_name="b9", display_name="b9", resource_realm=REALM)
+    holder = next(uid for uid, i in deck.instances.items() if i["displayName"] == "b9")
+    assert holder in info.value.msg and "adopt_existing_on_create=true" in info.value.msg
+    assert [e for e in deck.log if e == ("POST", "/instances")] == [("POST", "/instances")]
+    assert len([i for i in deck.instances.values() if i["displayName"] == "b9"]) == 1
+
+
+def test_not_unique_answer_takes_the_adopt_path(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, state_path: str
+) -> None:
+    """Issue 14: with adopt_existing_on_create the live holder of the name is adopted instead; never a duplicate,
+    never a traceback."""
+    _race_on_create(deck, 12, "b10")
+    result = run(
+        services["s3"], resource_name="b10", display_name="b10", resource_realm=REALM, adopt_existing_on_create=True
+    )
+    holder = next(uid for uid, i in deck.instances.items() if i["displayName"] == "b10")
+    assert result["instance_uid"] == holder and result["decision"] == "adopt"
+    assert record(state_path, "b10", "s3")["instance_uid"] == holder
+
+
+def test_lookup_by_name_never_picks_a_deleted_instance(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck
+) -> None:
+    """Issue 14: a deleted instance keeps its display name; the lookup ignores it and adopts the live one."""
+    deck.add_instance(12, "b11", "deleted")
+    live = deck.add_instance(12, "b11", state={"params": {"displayName": "b11", "resourceRealm": REALM}})
+    result = run(
+        services["s3"], resource_name="b11", display_name="b11", resource_realm=REALM, adopt_existing_on_create=True
+    )
+    assert result["instance_uid"] == live
+
+
+def test_subresource_parent_of_another_service_is_refused(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """K4a for sub-resources: a parent uid of another service (an S3 given to postgres_user) fails naming both
+    services, before any write."""
+    with pytest.raises(NubesError, match=r"service 12.*postgres \(service 90\)"):
+        run(services["postgres"], "subresource", "user", parent_instance_uid=s3_uid, username="app", password="pw-1234")
+    assert deck.writes() == []
