@@ -25,7 +25,7 @@ COMMON_OPTIONS: Dict[str, Dict[str, Any]] = {
         "fallback": (env_fallback, ["NUBES_STATE_BACKEND"]),
     },
     "state_path": {"type": "path", "fallback": (env_fallback, ["NUBES_STATE_PATH"])},
-    # P42: the Kubernetes backend (Secrets + Leases, k8s_backend.py) and the lock settings of both backends
+    # P42: the Kubernetes backend (Secrets + Leases, kubernetes_backend.py) and the lock settings of both backends
     "state_namespace": {"type": "str", "fallback": (env_fallback, ["NUBES_STATE_NAMESPACE"])},
     "state_kubeconfig": {"type": "path", "fallback": (env_fallback, ["NUBES_STATE_KUBECONFIG"])},
     "state_context": {"type": "str", "fallback": (env_fallback, ["NUBES_STATE_CONTEXT"])},
