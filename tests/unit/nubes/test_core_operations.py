@@ -89,6 +89,7 @@ def test_full_flow_posts_then_puts_existing_rows(deck: FakeDeck, clock: FakeCloc
     result = executor.wait(op_uid, "create", 60)
     assert result.finished and result.duration == 0.5
     assert deck.log == [
+        ("GET", "/instances"),  # a fresh client's first request is a write: it reads the collection first
         ("POST", "/instanceOperations"),
         ("GET", "/instanceOperations/" + op_uid),
         ("POST", "/instanceOperationCfsParams"),
