@@ -23,7 +23,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(PY) -m pytest
 # Runs pytest; exit code 5 (nothing collected) passes only when the paths hold no test files.
-PYTEST_RUN := bash scripts/pytest-run.sh
+PYTEST_RUN := PY=$(PY) bash scripts/pytest-run.sh
 
 UNIT_PATHS := tests $(wildcard generator/tests)
 UNIT_IGNORE := tests/integration
@@ -40,7 +40,7 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 venv: $(VENV)/.requirements.sha256 collection ## create .venv and install the pinned toolchain
-$(VENV)/.requirements.sha256: requirements.txt requirements-dev.txt scripts/bootstrap-venv.sh
+$(VENV)/.requirements.sha256: requirements.txt requirements-test.txt requirements-dev.txt scripts/bootstrap-venv.sh
 	@bash scripts/bootstrap-venv.sh
 
 collection: .collections/ansible_collections/nubes/cloud ## expose the repo to Ansible as nubes.cloud (.collections symlink)
