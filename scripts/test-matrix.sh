@@ -20,7 +20,7 @@
 #   MATRIX_STEPS    steps to run (default: "sanity unit integration targets")
 #   MATRIX_TARGET_PYTHONS  target Pythons of the `targets` step (default: the installed ones among 3.9-3.11)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
 VERSIONS_FILE=config/ansible_core_versions.txt
 DEV_PY=${DEV_PY:-$root/.venv/bin/python}
