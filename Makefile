@@ -61,7 +61,7 @@ TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) pac
 INTEGRATION_TARGETS += $(if $(call defined,component-molecule),component-molecule)
 INTEGRATION_STEP := $(if $(call defined,cluster-up),MAKE="$(MAKE)" bash scripts/with-cluster.sh )$(MAKE) --no-print-directory integration-all
 
-test: venv ## everything CI runs: lint, sanity, unit, drift check, package check, integration + molecule (with the local cluster)
+test: venv ## everything on the newest ansible-core: lint, sanity, unit, drift check, package check, integration + molecule (with the local cluster); CI adds test-matrix
 	$(if $(call defined,check-drift),,@echo "test: no check-drift target yet (mk/generator.mk), skipping the drift check")
 	@failed=""; \
 	for step in $(TEST_STEPS); do \
@@ -123,7 +123,7 @@ dist: docs build ## the published artifacts: build/nubes-cloud-<version>.tar.gz 
 	@tar --exclude=docs/dev -cf - README.md COPYING docs examples changelogs | tar -C build/site -xf -
 	@echo "dist: $$(ls build/nubes-cloud-*.tar.gz) and build/site/ ($$(find build/site -type f | wc -l) files)"
 
-package-check: venv ## build the tarball, check it holds no dev/test files, install it into a temp path and list its modules
+package-check: venv ## build the tarball, check it holds no dev/test files and no dangling doc links, install it and list its modules, build the README execution environment context
 	@bash scripts/package-check.sh
 
 clean: ## remove build and test outputs (keeps .venv)
