@@ -23,7 +23,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(PY) -m pytest
 # Runs pytest; exit code 5 (nothing collected) passes only when the paths hold no test files.
-PYTEST_RUN := bash scripts/pytest-run.sh
+PYTEST_RUN := PY=$(PY) bash scripts/pytest-run.sh
 
 UNIT_PATHS := tests $(wildcard generator/tests)
 UNIT_IGNORE := tests/integration
@@ -40,7 +40,7 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 venv: $(VENV)/.requirements.sha256 collection ## create .venv and install the pinned toolchain
-$(VENV)/.requirements.sha256: requirements.txt requirements-dev.txt scripts/bootstrap-venv.sh
+$(VENV)/.requirements.sha256: requirements.txt requirements-test.txt requirements-dev.txt scripts/bootstrap-venv.sh
 	@bash scripts/bootstrap-venv.sh
 
 collection: .collections/ansible_collections/nubes/cloud ## expose the repo to Ansible as nubes.cloud (.collections symlink)
@@ -61,7 +61,7 @@ TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) pac
 INTEGRATION_TARGETS += $(if $(call defined,component-molecule),component-molecule)
 INTEGRATION_STEP := $(if $(call defined,cluster-up),MAKE="$(MAKE)" bash scripts/with-cluster.sh )$(MAKE) --no-print-directory integration-all
 
-test: venv ## everything CI runs: lint, sanity, unit, drift check, package check, integration + molecule (with the local cluster)
+test: venv ## everything on the newest ansible-core: lint, sanity, unit, drift check, package check, integration + molecule (with the local cluster); CI adds test-matrix
 	$(if $(call defined,check-drift),,@echo "test: no check-drift target yet (mk/generator.mk), skipping the drift check")
 	@failed=""; \
 	for step in $(TEST_STEPS); do \
@@ -124,7 +124,7 @@ dist: docs build ## the published artifacts: build/nubes-cloud-<version>.tar.gz 
 	@tar --exclude=docs/dev -cf - README.md COPYING docs examples changelogs | tar -C build/site -xf -
 	@echo "dist: $$(ls build/nubes-cloud-*.tar.gz) and build/site/ ($$(find build/site -type f | wc -l) files)"
 
-package-check: venv ## build the tarball, check it holds no dev/test files, install it into a temp path and list its modules
+package-check: venv ## build the tarball, check it holds no dev/test files and no dangling doc links, install it and list its modules, build the README execution environment context
 	@bash scripts/package-check.sh
 
 clean: ## remove build and test outputs (keeps .venv)

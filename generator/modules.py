@@ -285,8 +285,35 @@ def _base_doc(module: str, short: str, description: list[str], options: dict[str
     }
 
 
+TEST_SERVICE_NOTE = (
+    "B(This is the platform's test service.) Its instances run no workload; use it to try playbooks and the "
+    "collection against the API, not for real resources."
+)
+
+
+def service_label(spec: dict[str, Any]) -> str:
+    """The English name, with the catalogue's name when it differs (`S3 bucket (S3 бакет)`), for tables."""
+    title, display = spec["service_title"], spec["service_display_name"]
+    return title if display == title else f"{title} ({display})"
+
+
 def _service_words(spec: dict[str, Any]) -> str:
-    return f"{spec['service_display_name']} (service {spec['service_id']}, C({spec['service_short_name']}))"
+    """`S3 bucket (Russian name S3 бакет; service 13, C(s3bucket))`: English first, the API's name beside it."""
+    title, display = spec["service_title"], spec["service_display_name"]
+    ids = f"service {spec['service_id']}, C({spec['service_short_name']})"
+    if display == title:
+        return f"{title} ({ids})"
+    language = "catalogue" if display.isascii() else "Russian"
+    return f"{title} ({language} name {display}; {ids})"
+
+
+def _short(spec: dict[str, Any], text: str) -> str:
+    """A short description: English, marked when the service is the platform's test service."""
+    return text + (" (test service)" if spec["test_service"] else "")
+
+
+def _described(spec: dict[str, Any], description: list[str]) -> list[str]:
+    return description + ([TEST_SERVICE_NOTE] if spec["test_service"] else [])
 
 
 def _module_options(
@@ -322,7 +349,8 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
     ]
     if life["suspendable"]:
         description.append("Supports suspend on destroy and resume with adopt.")
-    documentation = _base_doc(name, f"Manage {spec['service_display_name']} instances", description, docs, True)
+    short = _short(spec, f"Manage {spec['service_title']} instances")
+    documentation = _base_doc(name, short, _described(spec, description), docs, True)
     documentation["seealso"] = [{"module": f"nubes.cloud.{name}_info"}] + [
         {"module": f"nubes.cloud.{name}_{sub['name']}"} for sub in spec["subresources"]
     ]
@@ -331,7 +359,7 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
     if life["redeploy"]:
         task["git_revision"] = "0123abc"
     examples = [
-        {"name": f"Create or update a {spec['service_display_name']} instance", f"nubes.cloud.{name}": task},
+        {"name": f"Create or update a {spec['service_title']} instance", f"nubes.cloud.{name}": task},
         {
             "name": "Adopt an existing instance with the same name instead of failing",
             f"nubes.cloud.{name}": {**task, "adopt_existing_on_create": True},
@@ -399,7 +427,8 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
         f"Manages the {what} objects inside a {_service_words(spec)} instance.",
         f"Identity: the parent instance UUID and O({sub['key']}); idempotent by identity.",
     ]
-    documentation = _base_doc(name, f"Manage {what} objects of {spec['service_display_name']}", description, docs, True)
+    short = _short(spec, f"Manage {what} objects of {spec['service_title']}")
+    documentation = _base_doc(name, short, _described(spec, description), docs, True)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
     task = {
         "parent_resource_name": f"my-{spec['name'].replace('_', '-')}",
@@ -476,7 +505,8 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
     argument_spec = {name: spec for name, spec, _doc in lifecycle}
     docs = {name: doc for name, _spec, doc in lifecycle}
     description = [f"Reads an instance of {_service_words(spec)}: status, params and outputs. Never changes it."]
-    documentation = _base_doc(name, f"Read {spec['service_display_name']} instances", description, docs, False)
+    short = _short(spec, f"Read {spec['service_title']} instances")
+    documentation = _base_doc(name, short, _described(spec, description), docs, False)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
     examples = [
         {

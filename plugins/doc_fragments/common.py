@@ -15,12 +15,17 @@ options:
         any other endpoint is the REST gateway (paths are appended), for example
         C(https://lk-api-gateway.ngcloud.ru/api/v1/svc).
       - If not set, the value of the E(NUBES_API_ENDPOINT) environment variable is used.
+      - Only deck-api answers are believed. An endpoint that answers with something else (an HTML or login
+        page, a redirect, a 404 without the API's error body) fails the task with a message naming it, before
+        any write; an endpoint that cannot be reached fails after 4 attempts (14 s of waiting).
     type: str
   api_token:
     description:
       - Bearer token (a Keycloak JWT access token) for the deck-api.
       - If not set, the value of the E(NUBES_API_TOKEN) environment variable is used.
       - Never logged or returned.
+      - A token the API rejects (HTTP 401) fails the task after 4 attempts (14 s); the message says what to
+        check (the token, the endpoint, the clock of the host that runs the module).
     type: str
   validate_certs:
     description:

@@ -22,14 +22,12 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     OutcomeUnknownError,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Operation, same_uid
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RETRYABLE_READ_STATUSES
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import value_plan
 
 DELETED_MARKERS = ("услуга удалена", "already deleted", "not found")
 POLL_FIRST = 0.2
 POLL_FRACTION = 0.1  # next pause = 10 % of the time waited so far
 POLL_CAP = 5.0
-CONCURRENT_RETRY_SECONDS = 120  # how long a run refused with 422 Concurrent (operation not started) is re-sent
 
 
 class OperationResult:
@@ -135,7 +133,11 @@ class OperationExecutor:
             ) from None
 
     def _run(self, op_uid: str) -> None:
-        for _attempt in self.poller.intervals(CONCURRENT_RETRY_SECONDS):
+        """Run the operation. A run refused with 422 `Concurrent operations` (another operation of the instance
+        holds it; nothing was queued) is re-sent after a poll pause, paid from the client's retry budget."""
+        budget = self.api.client.budget
+        refused_for = 0.0
+        while True:
             try:
                 outcome = self.api.run(op_uid)
             except OutcomeUnknownError:
@@ -152,22 +154,26 @@ class OperationExecutor:
                 )
             # 422 Concurrent although this operation never started: another operation of the instance holds it.
             # The run was refused (nothing queued), so it is safe to send again once that one is done.
-        raise NubesError(
-            f"operation {op_uid} could not start: for {CONCURRENT_RETRY_SECONDS} s the API answered 422 `Concurrent "
-            "operations` (another operation of the instance is running). Wait until it finishes (Cloud Console), "
-            "then re-run the task"
-        )
+            pause = self.poller.interval(refused_for)
+            if not budget.take(pause):
+                raise NubesError(
+                    f"operation {op_uid} could not start: for {refused_for:.0f} s the API answered 422 `Concurrent "
+                    "operations` (another operation of the instance is running), and the task's retry budget "
+                    f"({budget.total:.0f} s) is used up. Wait until that operation finishes (Cloud Console), then "
+                    "re-run the task"
+                )
+            self.poller.sleep(pause)
+            refused_for += pause
 
     def wait(self, op_uid: str, name: str, timeout: float) -> OperationResult:
         """Poll until dtFinish is set; raise OperationFailedError / OperationTimeoutError."""
         operation: Optional[Operation] = None
         for _poll in self.poller.intervals(timeout):
             try:
-                operation = self.api.get_operation(op_uid)
+                operation = self.api.get_operation(op_uid)  # transient faults: retried by the client alone
             except ApiError as exc:
-                if not transient(exc):
-                    raise
-                continue  # a poll that failed even after retries: poll again (deck-api 6, RN-legacy)
+                exc.msg += f". Operation {name!r} ({op_uid}) keeps running in the cloud: re-run the task to wait for it"
+                raise
             if operation.finished:
                 check_success(operation, name)
                 return OperationResult(op_uid, name, True, operation.duration)
@@ -179,11 +185,6 @@ class OperationExecutor:
             "keeps running in the cloud); re-run the task to wait for it, or raise wait_timeout",
             operation={"uid": op_uid, "name": name},
         )
-
-
-def transient(error: ApiError) -> bool:
-    """A read that failed for a transient reason (P34 statuses, or no answer at all)."""
-    return error.status is None or error.status in RETRYABLE_READ_STATUSES
 
 
 def check_success(operation: Operation, name: str) -> None:

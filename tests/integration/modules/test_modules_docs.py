@@ -56,3 +56,20 @@ def test_list_matches_action_group() -> None:
     assert set(MODULES) <= listed
     runtime = yaml.safe_load((REPO / "meta" / "runtime.yml").read_text(encoding="utf-8"))
     assert sorted(runtime["action_groups"]["nubes"]) == MODULES
+
+
+def test_short_descriptions_are_english_and_the_test_service_says_so() -> None:
+    """Issue 16: `ansible-doc -l` shows English short descriptions for every module; services the catalogue names
+    in Russian keep that name in the description; the test service (dummy, "Болванка") is marked as one."""
+    result = ansible_doc("-l", "nubes.cloud", "--json")
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    for name in MODULES:
+        assert listed[f"nubes.cloud.{name}"].isascii(), f"{name}: {listed[f'nubes.cloud.{name}']!r}"
+    shown = ("nubes.cloud.s3_bucket", "nubes.cloud.dummy", "nubes.cloud.postgres")
+    docs = json.loads(ansible_doc("--json", *shown).stdout)
+    assert "Russian name S3 бакет" in docs["nubes.cloud.s3_bucket"]["doc"]["description"][0]
+    dummy = docs["nubes.cloud.dummy"]["doc"]
+    assert "test service" in dummy["short_description"] and "Болванка" in dummy["description"][0]
+    assert any("the platform's test service" in line for line in dummy["description"])
+    assert not any("test service" in line for line in docs["nubes.cloud.postgres"]["doc"]["description"])

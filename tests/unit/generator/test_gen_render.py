@@ -223,15 +223,56 @@ def test_index_links_every_module_to_existing_pages(rendered: tuple[Workspace, d
 
 
 def test_runtime_yml_action_group(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
-    """meta/runtime.yml: requires_ansible and the `nubes` action group listing every generated module."""
+    """meta/runtime.yml: requires_ansible (the oldest line of config/ansible_core_versions.txt) and the `nubes`
+    action group listing every generated module."""
     files = rendered[2]
     runtime = yaml.safe_load(files["meta/runtime.yml"])
     modules = sorted(Path(p).stem for p in files if p.startswith("plugins/modules/") and p.endswith(".py"))
-    assert runtime == {"requires_ansible": ">=2.20.0", "action_groups": {"nubes": modules}}
+    assert runtime == {"requires_ansible": ">=2.16.0", "action_groups": {"nubes": modules}}
 
 
 def test_render_uses_only_the_specs(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
     """P3/P4: the same specs render the same files, with no API access at all."""
     specs, files = rendered[1], rendered[2]
-    again = render_all([specs[n] for n in ["dummy", "s3", "s3_bucket", "flask", "postgres"]])
+    again = render_all(
+        [specs[n] for n in ["dummy", "s3", "s3_bucket", "flask", "postgres"]], requires_ansible=">=2.16.0"
+    )
     assert {p: t for p, t in files.items() if p in again} == again
+
+
+def test_short_descriptions_are_english_with_the_russian_name_in_the_description(
+    rendered: tuple[Workspace, dict[str, Any], dict[str, str]],
+) -> None:
+    """Issue 16: every short description is English (ASCII); a service the catalogue names in Russian keeps that
+    name in the description, beside its English title."""
+    files = rendered[2]
+    for path, text in files.items():
+        if path.startswith("plugins/modules/") and path.endswith(".yml"):
+            short = yaml.safe_load(text)["DOCUMENTATION"]["short_description"]
+            assert short.isascii(), f"{path}: {short!r}"
+    dummy = yaml.safe_load(files["plugins/modules/dummy.yml"])["DOCUMENTATION"]
+    assert dummy["short_description"] == "Manage Dummy instances (test service)"
+    assert (
+        dummy["description"][0]
+        == "Creates, modifies and destroys instances of Dummy (Russian name Болванка; service 1, C(dummy))."
+    )
+    pg = yaml.safe_load(files["plugins/modules/postgres_info.yml"])["DOCUMENTATION"]
+    assert pg["short_description"] == "Read PostgreSQL instances"
+    assert "Russian name" not in pg["description"][0]
+
+
+def test_the_test_service_is_marked_in_its_docs(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
+    """Issue 16: the platform's test service (services_list `test=true`) says so in ansible-doc, its resource and
+    MAN pages and the index; other services do not."""
+    files = rendered[2]
+    for module in ("dummy", "dummy_info"):
+        description = yaml.safe_load(files[f"plugins/modules/{module}.yml"])["DOCUMENTATION"]["description"]
+        assert any("test service" in line for line in description), module
+    assert "This is the platform's test service." in files["docs/modules/dummy.md"]
+    assert "This is the platform's test service." in files["docs/man/dummy.md"]
+    assert "Dummy (Болванка) — test service (1)" in files["docs/modules/index.md"]
+    assert "test service" not in files["docs/man/postgres.md"]
+    assert not any(
+        "test service" in line
+        for line in yaml.safe_load(files["plugins/modules/postgres.yml"])["DOCUMENTATION"]["description"]
+    )

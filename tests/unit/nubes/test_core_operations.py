@@ -10,6 +10,7 @@ import pytest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
+    NubesError,
     OperationFailedError,
     OperationTimeoutError,
 )
@@ -19,7 +20,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations impor
     Poller,
     check_success,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryPolicy
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryBudget, RetryPolicy
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import value_plan
 from tests.unit.nubes.conftest import ENDPOINT, FakeClock
 from tests.unit.nubes.fake_deck import FakeDeck
@@ -128,6 +129,7 @@ def test_full_flow_posts_then_puts_existing_rows(deck: FakeDeck, clock: FakeCloc
     result = executor.wait(op_uid, "create", 60)
     assert result.finished and result.duration == 0.5
     assert deck.log == [
+        ("GET", "/instances"),  # a fresh client's first request is a write: it reads the collection first
         ("POST", "/instanceOperations"),
         ("GET", "/instanceOperations/" + op_uid),
         ("POST", "/instanceOperationCfsParams"),
@@ -179,6 +181,28 @@ def test_run_quirks_mean_poll(deck: FakeDeck, clock: FakeClock, status: int, tex
     op_uid = executor.start(uid, "suspend", None, {})
     assert executor.wait(op_uid, "suspend", 60).finished
     assert deck.instances[uid]["explainedStatus"] == "suspended"
+
+
+def test_refused_runs_are_resent_only_inside_the_retry_budget(deck: FakeDeck, clock: FakeClock) -> None:
+    """Beyond the seed (issue 16): a run refused with 422 `Concurrent operations` (nothing queued) is re-sent after
+    poll pauses paid from the client's one retry budget; when it is used up, the task fails saying what to do."""
+    uid = deck.add_instance(12, "x")
+    runs: List[str] = []
+
+    def refuse(request: httpx.Request) -> Optional[httpx.Response]:
+        if request.url.path.endswith("/run"):
+            runs.append(request.url.path)
+            return httpx.Response(422, json={"ERROR": "Concurrent operations are not allowed"})
+        return None
+
+    deck.hooks.append(refuse)
+    executor = executor_for(deck, clock)
+    executor.api.client.budget = RetryBudget(10.0)
+    with pytest.raises(NubesError, match=r"retry budget \(10 s\) is used up"):
+        executor.start(uid, "suspend", None, {})
+    assert sum(clock.sleeps) <= 10.0
+    assert executor.api.client.budget.remaining < 5.0  # the next pause (5 s at most) no longer fits
+    assert len(runs) == len(clock.sleeps) + 1
 
 
 def test_other_run_errors_fail_with_the_api_text(deck: FakeDeck, clock: FakeClock) -> None:
