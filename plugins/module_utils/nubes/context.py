@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError, NotDeckApiError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationExecutor, Poller
@@ -24,6 +24,7 @@ UID_OPTIONS = ("instance_uid", "parent_instance_uid")
 MAX_DURATION = 31536000  # one year, in seconds
 STATES = ("present", "absent", "deleted")
 UPDATE_PASSWORD = ("always", "on_create")
+CATALOGUE_ABSENT = (403, 404)  # deck-api answers for a service whose catalogue this token may not read or that has none
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,12 @@ class OperationIds:
             self._catalogue = {}
             try:
                 svc = self.api.get_service(self.spec.service_id)
-            except ApiError:
-                svc = {}  # no catalogue on this endpoint: the spec's ids are the fallback
+            except NotDeckApiError:
+                raise  # a wrong endpoint is the user's error to see, never "no catalogue"
+            except ApiError as exc:
+                if exc.status not in CATALOGUE_ABSENT:
+                    raise  # a rejected token or a dead endpoint fails once, after the client's own retries
+                svc = {}  # the deck-api has no catalogue entry for us: the spec's ids are the fallback
             for item in svc.get("operations") or []:
                 if isinstance(item, dict) and item.get("operation") and str(item.get("svcOperationId")).isdigit():
                     self._catalogue[str(item["operation"]).lower()] = int(item["svcOperationId"])
