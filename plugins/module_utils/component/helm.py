@@ -22,9 +22,10 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderError, parse_manifests
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ValidationError
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import delete_policy, to_kebab
+from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import RenderError
+from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import parse_manifests
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import delete_policy, to_kebab
 
 HOOK_ANNOTATION = "helm.sh/hook"
 HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"

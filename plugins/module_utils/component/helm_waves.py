@@ -49,7 +49,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import 
     Manifest,
     canonical_crds_delete_policy,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
 
 PRE_HOOK_OFFSET = -101  # pre hooks: weight -100..100 -> waves -201..-1
 POST_HOOK_OFFSET = 101  # post hooks: weight -100..100 -> waves 1..201

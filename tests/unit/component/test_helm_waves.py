@@ -24,8 +24,12 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm_waves i
     delete_phase_set,
     has_delete_phase,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import Defaults, ObjectPolicies, object_policies
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import (
+    Defaults,
+    ObjectPolicies,
+    object_policies,
+)
 from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
 
 SHOP = Path(__file__).resolve().parents[2] / "charts" / "shop"
