@@ -4,7 +4,7 @@ expanded as kubectl does, a plain '=' is a string as in Go YAML, kustomize build
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Mapping, Optional, Tuple
 
 import pytest
 
@@ -12,6 +12,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component import manif
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import SourceError
 from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderInput
 from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (
+    ReadInput,
     read_source,
     render_source,
     resolve_kind,
@@ -55,11 +56,11 @@ def test_kustomize_is_built_in_place(tmp_path: Path) -> None:
     (tmp_path / "kustomization.yaml").write_text("resources: [../base]\n", encoding="utf-8")
     calls: List[List[str]] = []
 
-    def run(argv: List[str]) -> Tuple[int, str, str]:
+    def run(argv: List[str], environ_update: Optional[Mapping[str, str]] = None) -> Tuple[int, str, str]:
         calls.append(argv)
         return 0, RULE, ""
 
-    read = read_source(str(tmp_path), "kustomize", run)
+    read = read_source(str(tmp_path), "kustomize", ReadInput(run_command=run))
     assert calls[0][-1] == str(tmp_path)
     assert render_source(read["kind"], read["files"], _input())[0]["data"]["alert"] == "{{ $labels.instance }} down"
 
