@@ -700,6 +700,8 @@ def main():
         result = ComponentRun(build_task(module)).execute()
     except ComponentError as exc:
         module.fail_json(msg=str(exc), **exc.result)
+    for warning in result.pop("warnings", []):
+        module.warn(warning)  # not through exit_json: ansible-core deprecates its `warnings`
     module.exit_json(**result)
 
 
