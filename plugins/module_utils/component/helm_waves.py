@@ -104,11 +104,6 @@ def delete_phase_set(render: ChartRender, phase: str, prefix: str) -> List[Dict[
     return objects
 
 
-def has_delete_phase(render: ChartRender) -> bool:
-    """Does the chart have ``pre-delete`` or ``post-delete`` hooks (so deletion needs the delete phase sets)?"""
-    return any(kind in DELETE_PHASE_HOOKS for hook in render.hooks for kind in hook.kinds)
-
-
 def _apply_hook_annotations(hook: Hook, install: bool) -> Optional[Dict[str, str]]:
     """Annotations of a hook in the apply set, or None when it does not belong to this apply (reference 2.3)."""
     kinds = set(hook.kinds)

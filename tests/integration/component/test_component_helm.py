@@ -134,7 +134,8 @@ def test_helm_chart_check_apply_upgrade_and_delete_in_hook_order(
     """--check --diff writes nothing; then crds/ first, pre-install Job completed before the main objects,
     post-install hook after them, hook-succeeded purged; a re-run writes nothing; an upgrade re-runs the upgrade
     hooks only; `state: absent` (one task, no source) runs pre-delete before and post-delete after the main objects
-    go; the CRD and the `keep` object are orphaned."""
+    go; the CRD and the `keep` object are orphaned. C15: the hooks' waves and policies; C8: the record keeps the
+    delete hooks; C2: the spec is the values; C10: the release is the placement."""
     ns = kube_namespace
 
     # --check --diff on an empty namespace: the plan, nothing written (not even the record)
@@ -349,8 +350,8 @@ def test_a_stopped_deletion_resumes_at_its_step(
 def test_an_apply_after_a_stopped_deletion_removes_its_hooks(
     ansible: Ansible, kubectl, kube_namespace: str, helm_binary: str, kubeconfig: str, tmp_path: Path
 ) -> None:
-    """An apply after a deletion that stopped half-way removes the delete hooks that ran and forgets the step, so
-    the next deletion runs them again from the start."""
+    """C8: an apply after a deletion that stopped half-way removes the delete hooks that ran (their inventory is in
+    the record) and forgets the step, so the next deletion runs them again from the start."""
     ns, chart = kube_namespace, _tidy_chart(tmp_path)
     tidy = {"source": chart, "helm": {"helm_binary": helm_binary}}
     assert not ansible.run([component(ns, "tidy", **tidy)])[0].get("failed")
