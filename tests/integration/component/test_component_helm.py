@@ -117,6 +117,15 @@ def shop_crd_cleanup(kubectl):
     _remove_crd(kubectl)
 
 
+def _run_watched(ansible: Ansible, kubeconfig: str, namespace: str, tasks: List[Dict[str, Any]]) -> Tuple[Any, Watches]:
+    """Run the tasks while watching the namespace's objects (and CRDs); the run and what the watches saw."""
+    watches = Watches(kubeconfig, _watch_paths(namespace))
+    try:
+        return ansible.run(tasks), watches
+    finally:
+        watches.stop()
+
+
 def _shop(namespace: str, helm_binary: str, **options: Any) -> Dict[str, Any]:
     """A task applying the shop chart (source_kind auto: a directory with Chart.yaml is a chart)."""
     return component(namespace, "shop", source=str(SHOP), helm={"helm_binary": helm_binary}, **options)
@@ -151,11 +160,7 @@ def test_helm_chart_check_apply_upgrade_and_delete_in_hook_order(
     assert _record(kubectl, ns) is None
 
     # install (revision 1), then the same again
-    watches = Watches(kubeconfig, _watch_paths(ns))
-    try:
-        run = ansible.run([_shop(ns, helm_binary), _shop(ns, helm_binary)])
-    finally:
-        watches.stop()
+    run, watches = _run_watched(ansible, kubeconfig, ns, [_shop(ns, helm_binary), _shop(ns, helm_binary)])
     first, second = run[0], run[1]
     assert not first.get("failed"), first.get("msg")
     assert first["status"]["state"] == "Ready"
@@ -193,11 +198,7 @@ def test_helm_chart_check_apply_upgrade_and_delete_in_hook_order(
     }
 
     # upgrade (revision 2): a changed value re-runs the upgrade hooks (recreated), not the install-only hook
-    watches = Watches(kubeconfig, _watch_paths(ns))
-    try:
-        run = ansible.run([_shop(ns, helm_binary, spec={"greeting": "moin"})])
-    finally:
-        watches.stop()
+    run, watches = _run_watched(ansible, kubeconfig, ns, [_shop(ns, helm_binary, spec={"greeting": "moin"})])
     assert not run[0].get("failed"), run[0].get("msg")
     assert run[0]["status"]["revision"] == 2
     job = kubectl.json("get", "job", "shop-migrate", "-n", ns)
@@ -226,11 +227,7 @@ def test_helm_chart_check_apply_upgrade_and_delete_in_hook_order(
     assert kubectl("get", "deployment", "shop-web", "-n", ns, check=False).returncode == 0
 
     # delete: pre-delete hooks, the component's objects, post-delete hooks, then the hooks go, then the record
-    watches = Watches(kubeconfig, _watch_paths(ns))
-    try:
-        run = ansible.run([component(ns, "shop", state="absent")])
-    finally:
-        watches.stop()
+    run, watches = _run_watched(ansible, kubeconfig, ns, [component(ns, "shop", state="absent")])
     assert not run[0].get("failed"), run[0].get("msg")
     assert run[0]["changed"] is True
     farewell = watches.first("ADDED", "ConfigMap shop-farewell")
@@ -336,11 +333,8 @@ def test_a_stopped_deletion_resumes_at_its_step(
         "-p",
         '[{"op": "remove", "path": "/spec/template/spec/nodeSelector"}]',
     )
-    watches = Watches(kubeconfig, _watch_paths(ns))
-    try:
-        finished = ansible.run([component(ns, "tidy", state="absent")])[0]
-    finally:
-        watches.stop()
+    run, watches = _run_watched(ansible, kubeconfig, ns, [component(ns, "tidy", state="absent")])
+    finished = run[0]
     assert not finished.get("failed"), finished.get("msg")
     assert "ConfigMap tidy-before" not in watches.names("ADDED"), "the pre-delete step is not run again"
     assert set(watches.names("DELETED")) >= {"ConfigMap tidy-before", "Deployment tidy-after"}
@@ -365,11 +359,8 @@ def test_an_apply_after_a_stopped_deletion_removes_its_hooks(
         assert kubectl("get", kind, name, "-n", ns, check=False).returncode != 0, f"{name} is left"
     assert kubectl("get", "configmap", "tidy-settings", "-n", ns, check=False).returncode == 0
 
-    watches = Watches(kubeconfig, _watch_paths(ns))
-    try:
-        deleted = ansible.run([component(ns, "tidy", state="absent")])[0]
-    finally:
-        watches.stop()
+    run, watches = _run_watched(ansible, kubeconfig, ns, [component(ns, "tidy", state="absent")])
+    deleted = run[0]
     assert not deleted.get("failed"), deleted.get("msg")
     assert watches.first("ADDED", "ConfigMap tidy-before") < watches.first("DELETED", "ConfigMap tidy-settings")
     assert _record(kubectl, ns, "tidy") is None
