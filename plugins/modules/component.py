@@ -99,8 +99,8 @@ options:
         resolves, and rendering a Helm chart there with C(helm template)) and passes the contents as O(templates);
         templates are rendered in the module, next to the cluster, so that C(lookup()) sees live objects.
       - Relative paths are searched like the C(files) of a role or playbook.
-      - Not read with O(state=absent): a deletion needs only the record (a Helm chart's delete hooks are kept there
-        by the last apply, as Helm keeps a release's hooks).
+      - Not read with O(state=absent), since a deletion needs only the record (a Helm chart's delete hooks are kept
+        there by the last apply, as Helm keeps a release's hooks).
     type: path
   source_kind:
     description:
@@ -109,8 +109,8 @@ options:
         kustomize) (or C(kustomize build)) and applies the result as it is; V(templates) renders every file as a
         Jinja2 template (unless C(.component-config.yaml) sets a C(template_suffix)) and builds the result with
         kustomize when a C(kustomization.yaml) is among them; V(helm) renders a Helm chart with C(helm template) on the
-        controller (values: the chart's, then O(helm.values_files), then O(spec); release name and namespace: the
-        placement) and maps its hooks to waves; see O(helm).
+        controller (the values are the chart's, then O(helm.values_files), then O(spec); the release name and
+        namespace are the placement) and maps its hooks to waves; see O(helm).
       - V(auto) picks V(helm) for a directory with a C(Chart.yaml) or a C(.tgz) file, V(kustomize) for a directory
         with a C(kustomization.yaml), else V(manifests); a source with C(*.j2) files or a C(.component-config.yaml)
         fails and asks for V(templates) or V(manifests).
