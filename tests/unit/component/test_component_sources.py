@@ -5,7 +5,7 @@ is rendered where it is and becomes the apply set of the component's revision (t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 
 import pytest
 
@@ -99,7 +99,7 @@ def test_the_libyaml_loader_is_used_where_pyyaml_has_it() -> None:
 SHOP = Path(__file__).resolve().parents[2] / "charts" / "shop"
 
 
-def _placed(namespace: str = "team-a", name: str = "shop", **fields: object) -> RenderInput:
+def _placed(namespace: str = "team-a", name: str = "shop", **fields: Any) -> RenderInput:
     return RenderInput(
         files={}, spec={}, namespace=namespace, name=name, component_namespace="team-a", component_name="shop", **fields
     )
