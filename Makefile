@@ -5,6 +5,9 @@
 #   UNIT_PATHS         pytest paths run by `make unit`
 #   UNIT_IGNORE        paths under UNIT_PATHS that `make unit` skips (integration-level tests)
 #   INTEGRATION_PATHS  pytest paths run by `make integration`
+#   BUILD_MARKERS      pytest markers of tests outside tests/integration that need what cluster-build makes (the
+#                      control plane: cluster; the pinned helm: helm): `make unit` leaves them out, `make integration`
+#                      runs them, after cluster-build in `make test`
 #   BENCH_PATHS        pytest paths run by `make bench`
 #   BENCH_TARGETS      extra make targets run by `make bench`
 #   INTEGRATION_TARGETS extra make targets `make test` runs after `make integration`, with the cluster up
@@ -28,6 +31,7 @@ PYTEST_RUN := PY=$(PY) bash scripts/pytest-run.sh
 UNIT_PATHS := tests $(wildcard generator/tests)
 UNIT_IGNORE := tests/integration
 INTEGRATION_PATHS := tests/integration
+BUILD_MARKERS := cluster
 BENCH_PATHS := bench
 BENCH_TARGETS :=
 INTEGRATION_TARGETS :=
@@ -49,6 +53,10 @@ collection: .collections/ansible_collections/nubes/cloud ## expose the repo to A
 	@ln -sfn ../../.. $@
 
 include $(sort $(wildcard mk/*.mk))
+
+empty :=
+space := $(empty) $(empty)
+BUILD_MARKER_EXPR := $(subst $(space), or ,$(strip $(BUILD_MARKERS)))
 
 # A target is "defined" when some mk/*.mk fragment has a rule for it (checked at parse time, so
 # the Makefile works before the fragments exist).
@@ -96,13 +104,13 @@ lint: venv ## ansible-lint (production profile), ruff check + format check, mypy
 sanity: venv ## ansible-test sanity on the collection (all tests, venv python, zero ignores)
 	@bash tests/sanity/run.sh
 
-unit: venv ## unit tests (pytest: tests/ except tests/integration, UNIT_IGNORE and tests marked `cluster`)
-	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "not cluster" --durations=10
+unit: venv ## unit tests (pytest: tests/ except tests/integration, UNIT_IGNORE and tests marked `cluster` or `helm`)
+	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "not ($(BUILD_MARKER_EXPR))" --durations=10
 
-integration: venv ## integration tests (pytest: tests/integration, and tests marked `cluster` anywhere under tests/)
+integration: venv ## integration tests (pytest: tests/integration, and tests marked `cluster` or `helm` anywhere under tests/)
 	@rc=0; \
 	$(PYTEST_RUN) $(INTEGRATION_PATHS) --durations=10 || rc=1; \
-	$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m cluster --durations=5 || rc=1; \
+	$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "$(BUILD_MARKER_EXPR)" --durations=5 || rc=1; \
 	exit $$rc
 
 bench: venv ## benchmarks (bench/, results in bench/results/)
