@@ -71,6 +71,7 @@ class Runner:
                 raise InputError(f"unknown module kind {self.kind!r}")
         except NubesError as exc:
             exc.msg = ctx.redactor(exc.msg)
+            exc.details = ctx.redactor.value(exc.details)
             raise
         finally:
             self.warnings = list(ctx.warnings)

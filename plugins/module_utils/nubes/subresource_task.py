@@ -168,6 +168,10 @@ class SubresourceTask(Task):
             extra=lines,
         )
 
+    def refusal(self, decision: Decision) -> str:
+        target = f"{self.sub.name} {self.key!r} of parent instance {self.ref.parent_uid or '(none)'}"
+        return diagnostics.summary(self.module_name, decision, target)
+
     def plan(self, decision: Decision) -> None:
         self.before = dict(self.current or {})
         if self.opts.state == "absent":

@@ -208,7 +208,8 @@ def test_running_without_adopt_fails_with_two_choices(
     deck.add_instance(90, "db1")
     with pytest.raises(NubesError) as info:
         run(services["postgres"], **pg_args(s3_uid))
-    text = info.value.msg
+    assert "\n" not in info.value.msg and "already exists" in info.value.msg  # one line; the details follow once
+    text = info.value.details["diagnostics"]
     assert "Controlling flag: adopt_existing_on_create=false" in text
     assert "1. change resource_name" in text and "2. import/adopt" in text
     assert "resource_name: db1" in text and "status: running" in text
@@ -431,8 +432,9 @@ def test_existing_subresource_needs_adopt(run: RunFactory, services: Dict[str, A
     """P13: an existing sub-resource is adopted only with adopt_existing_on_create."""
     uid = deck.add_instance(90, "db9")
     deck.instances[uid]["state"]["subresources"] = {"user": [{"username": "app", "role": "readonly"}]}
-    with pytest.raises(NubesError, match="adopt_existing_on_create=true"):
+    with pytest.raises(NubesError) as info:
         run(services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", role="readonly")
+    assert "adopt_existing_on_create=true" in info.value.details["diagnostics"]
     adopted = run(
         services["postgres"],
         "subresource",
@@ -563,7 +565,7 @@ def test_not_unique_answer_names_the_holder(run: RunFactory, services: Dict[str,
     with pytest.raises(NubesError) as info:
         run(services["s3"], resource_name="b9", display_name="b9", resource_realm=REALM)
     holder = next(uid for uid, i in deck.instances.items() if i["displayName"] == "b9")
-    assert holder in info.value.msg and "adopt_existing_on_create=true" in info.value.msg
+    assert holder in info.value.msg and "adopt_existing_on_create=true" in info.value.details["diagnostics"]
     assert [e for e in deck.log if e == ("POST", "/instances")] == [("POST", "/instances")]
     assert len([i for i in deck.instances.values() if i["displayName"] == "b9"]) == 1
 
