@@ -139,6 +139,7 @@ class TaskContext:
         self.operation_ids = OperationIds(self.api, self.spec)
         self.store = StateStore(backend or open_state_backend(params), self.options.workspace)
         self._names: Dict[Tuple[int, str], str] = {}
+        self.pending_references: List[str] = []  # check mode: references an earlier task would create
 
     @property
     def module_name(self) -> str:
@@ -154,6 +155,8 @@ class TaskContext:
         if cache_key in self._names:
             return self._names[cache_key]
         found = self.api.find_live_by_name(service_id, name)
+        if not found and self.check_mode:
+            return self.pending_reference(f"the instance of service {service_id} named {name!r}")
         if not found:
             raise InputError(
                 f"no live instance of service {service_id} is named {name!r}; give its uid or create it first"
@@ -165,6 +168,13 @@ class TaskContext:
             )
         self._names[cache_key] = found[0].uid
         return found[0].uid
+
+    def pending_reference(self, what: str) -> str:
+        """Check mode only (issue 16): a reference that cannot be resolved yet, because an earlier task of the same
+        check run would create what it names, stands for the uid it resolves to after that create; the task
+        predicts its change. A real run resolves it or fails."""
+        self.pending_references.append(f"Check mode: {what} would resolve after create (it does not exist yet)")
+        return f"(would resolve after create: {what})"
 
     def warn(self, text: str) -> None:
         self.warnings.append(self.redactor(text))

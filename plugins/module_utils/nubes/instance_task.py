@@ -228,7 +228,13 @@ class InstanceTask(Task):
     def describe(self, decision: Decision) -> str:
         status = (self.instance.status if self.instance else MISSING) if self.status_read else "unknown (not read)"
         return diagnostics.render(
-            self.ctx.module_name, decision, self.ref.resource_name, self.spec.service_id, self.instance, status
+            self.ctx.module_name,
+            decision,
+            self.ref.resource_name,
+            self.spec.service_id,
+            self.instance,
+            status,
+            extra=self.ctx.pending_references,
         )
 
     def refusal(self, decision: Decision) -> str:

@@ -71,6 +71,7 @@ class SubSituation:
     parent_status: str = RUNNING
     parent_busy: bool = False
     foreign_service: str = ""  # K4a: the parent uid names an instance of this other service
+    parent_pending: bool = False  # check mode: the parent would be created by an earlier task (issue 16)
     exists: bool = False
     recorded: bool = False
     adopt: bool = False
@@ -326,6 +327,11 @@ def decide_subresource(s: SubSituation) -> Decision:
         return _error(
             f"the parent instance is an instance of {s.foreign_service}; give the uid of one of this service", "K4a"
         )
+    if s.parent_pending:  # only in check mode: a real run has the parent's uid or fails before deciding
+        if s.state == "absent":
+            return Decision((), RECORD_KEEP, "the parent instance does not exist yet", rule="P13")
+        reason = f"the parent instance would be created by an earlier task (check mode): create {what} after it"
+        return Decision((s.create,), RECORD_WRITE, reason, rule="P13")
     if s.parent_status in GONE:
         if s.state == "absent":
             return Decision((), RECORD_REMOVE if s.recorded else RECORD_KEEP, "the parent instance is gone", rule="P17")

@@ -383,6 +383,20 @@ SUB: Tuple[Row, ...] = (
         RECORD_REMOVE,
         False,
     ),
+    (
+        "P13 check mode, parent would be created first -> create",
+        {"parent_status": "missing", "parent_pending": True},
+        ("create_user",),
+        RECORD_WRITE,
+        False,
+    ),
+    (
+        "P13 check mode, absent, parent not created yet -> nothing",
+        {"state": "absent", "parent_status": "missing", "parent_pending": True},
+        (),
+        RECORD_KEEP,
+        False,
+    ),
 )
 
 
