@@ -6,9 +6,21 @@ and the cross-option rules the core passes to AnsibleModule (docs/dev/contracts.
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any, Dict, List, Mapping, Optional
 
-from ansible.module_utils.basic import env_fallback
+from ansible.module_utils.errors import AnsibleFallbackNotFound
+
+
+def env_fallback(*names: str, **_unused: Any) -> str:
+    """ansible's env_fallback, except that an empty variable counts as unset: AWX credential types inject every
+    field they declare, an optional one the credential leaves blank as "" (docs/awx/nubes_credential_type.yml)."""
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    raise AnsibleFallbackNotFound
+
 
 COMMON_OPTIONS: Dict[str, Dict[str, Any]] = {
     "api_endpoint": {"type": "str", "fallback": (env_fallback, ["NUBES_API_ENDPOINT"])},

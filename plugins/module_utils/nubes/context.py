@@ -4,11 +4,16 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.controller_job import (
+    ephemeral_state_job,
+    ephemeral_state_warning,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid
@@ -140,6 +145,7 @@ class TaskContext:
         self.store = StateStore(backend or open_state_backend(params), self.options.workspace)
         self._names: Dict[Tuple[int, str], str] = {}
         self.pending_references: List[str] = []  # check mode: references an earlier task would create
+        self.ephemeral_job = ephemeral_state_job(params, os.environ)  # issue 16: AWX job + file state in its pod
 
     @property
     def module_name(self) -> str:
@@ -175,6 +181,11 @@ class TaskContext:
         predicts its change. A real run resolves it or fails."""
         self.pending_references.append(f"Check mode: {what} would resolve after create (it does not exist yet)")
         return f"(would resolve after create: {what})"
+
+    def warn_if_state_is_ephemeral(self) -> None:
+        """Issue 16: in an AWX/Controller job, the default state file dies with the job's pod."""
+        if self.ephemeral_job:
+            self.warn(ephemeral_state_warning(self.ephemeral_job, default_state_path()))
 
     def warn(self, text: str) -> None:
         self.warnings.append(self.redactor(text))

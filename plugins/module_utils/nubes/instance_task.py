@@ -68,6 +68,7 @@ class InstanceTask(Task):
         self.revisions: Tuple[Dict[str, str], Dict[str, str]] = ({}, {})  # git_revision in the diff (P14)
 
     def run(self) -> Dict[str, Any]:
+        self.ctx.warn_if_state_is_ephemeral()
         secret = [p for p in self.spec.params if p.secret]
         self.ctx.register_secrets({p.code: self.ctx.params.get(p.option) for p in secret})
         if self.opts.state == "present":
@@ -190,6 +191,7 @@ class InstanceTask(Task):
             suspendable=self.spec.lifecycle.suspendable,
             deletable=self.spec.lifecycle.deletable,
             suspend_on_destroy=self.opts.suspend_on_destroy,
+            ephemeral_state=self.ctx.ephemeral_job,
         )
 
     def _secrets_to_set(self) -> List[str]:

@@ -59,6 +59,7 @@ class SubresourceTask(Task):
             raise NubesError(
                 f"{self.sub.key} is required: it identifies the {self.sub.name} inside the parent instance"
             )
+        self.ctx.warn_if_state_is_ephemeral()
         secret = [p for p in self.sub.params if p.secret]
         self.ctx.register_secrets({p.code: self.ctx.params.get(p.option) for p in secret})
         if self.opts.state == "present":
@@ -170,6 +171,7 @@ class SubresourceTask(Task):
             create=self.sub.create,
             modify=self.sub.modify,
             delete=self.sub.delete,
+            ephemeral_state=self.ctx.ephemeral_job,
         )
 
     def describe(self, decision: Decision) -> str:
