@@ -61,7 +61,9 @@ def module_kwargs(service: Mapping[str, Any], kind: str, sub: Optional[str] = No
     if kind not in KINDS:
         raise ValueError("kind must be one of {}, got {!r}".format(", ".join(KINDS), kind))
     kwargs: Dict[str, Any] = {"supports_check_mode": True}
-    if kind in ("instance", "info"):
+    if kind == "info":
+        return kwargs  # neither resource_name nor instance_uid: list the service's instances (issue 16)
+    if kind == "instance":
         kwargs["required_one_of"] = [["resource_name", "instance_uid"]]
         return kwargs
     from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import load_service

@@ -191,15 +191,17 @@ class TaskContext:
         self.warnings.append(self.redactor(text))
 
     def outputs(self, instance: Optional[Instance]) -> Dict[str, Any]:
-        """instance.state.out by the spec's output codes (dotted paths), secrets omitted."""
+        """instance.state.out by the spec's output codes (dotted paths); secrets omitted unless return_secrets (the
+        runner allows that only in a no_log task, issue 16)."""
         if instance is None:
             return {}
         out = instance.outputs()
         if not self.spec.outputs:
             return {str(k): v for k, v in out.items()}
+        with_secrets = bool(self.params.get("return_secrets"))
         result: Dict[str, Any] = {}
         for spec in self.spec.outputs:
-            value = None if spec.secret else lookup_dotted(out, spec.code)
+            value = None if spec.secret and not with_secrets else lookup_dotted(out, spec.code)
             if value is not None:
                 result[spec.code] = value
         return result
