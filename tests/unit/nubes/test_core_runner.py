@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any, Dict
 
 import pytest
@@ -477,7 +478,7 @@ def test_return_secrets_is_opt_in_and_needs_no_log(
     assert info["outputs"]["adminPass"] == "Hidden-pw-1" and info["instance"]["outputs"]["adminPass"] == "Hidden-pw-1"
     again = run(services["postgres"], no_log=True, return_secrets=True, diff_mode=True, **pg_args(s3_uid))
     assert again["outputs"]["adminPass"] == "Hidden-pw-1" and "Hidden-pw-1" not in str(again["diff"])
-    assert "Hidden-pw-1" not in open(state_path, encoding="utf-8").read()
+    assert "Hidden-pw-1" not in Path(state_path).read_text(encoding="utf-8")
 
 
 def test_info_lists_the_services_instances_with_filters(
