@@ -78,6 +78,23 @@ def update_password_option(params: list[dict[str, Any]], what: str) -> list[tupl
     return [("update_password", *_opt(spec, lines))]  # no_log False: the name only looks secret (Ansible warns)
 
 
+def return_secrets_option(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``return_secrets`` for services with secret outputs (issue 16): opt in to read them, with ``no_log``."""
+    secrets = [out["code"] for out in spec["outputs"] if out["secret"]]
+    if not secrets:
+        return []
+    names = ", ".join(f"C({code})" for code in secrets)
+    lines = [
+        f"Also return the secret outputs ({names}) in RV(outputs) and RV(instance.outputs); without it they are"
+        " omitted.",
+        "They are never written to the state store or shown in a diff. Set C(no_log: true) on the task (as"
+        " amazon.aws.iam_access_key recommends for its secret key): the registered result keeps them for later"
+        " tasks, while the task's output and logs (at any verbosity) show none of them. The module refuses"
+        " O(return_secrets=true) in a task without C(no_log), before any API call.",
+    ]
+    return [("return_secrets", *_opt({"type": "bool", "default": False, "no_log": False}, lines))]
+
+
 def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """resource_name, instance_uid, state, adopt_existing_on_create, suspend_on_destroy, git_revision."""
     life = spec["lifecycle"]
@@ -169,7 +186,7 @@ def _outputs_lines(spec: dict[str, Any]) -> list[str]:
     C(outputs['internalConnect.master']), not documented sub-keys (validate-modules bad-return-value-key)."""
     lines = []
     for out in spec["outputs"]:
-        note = " Secret: never returned." if out["secret"] else ""
+        note = " Secret: returned only with O(return_secrets=true)." if out["secret"] else ""
         man = out["man"].strip()
         lines.append(f"C({out['code']}) ({out['type']}): {man}{note}".rstrip())
     return lines
@@ -178,7 +195,8 @@ def _outputs_lines(spec: dict[str, Any]) -> list[str]:
 def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
     outputs: dict[str, Any] = {
         "description": [
-            "The instance outputs (C(instance.state.out) of the API) by output code; secret outputs are omitted.",
+            "The instance outputs (C(instance.state.out) of the API) by output code; secret outputs are omitted"
+            + (" unless O(return_secrets=true)." if any(o["secret"] for o in spec["outputs"]) else "."),
             "Read a dotted code with brackets, for example C(result.outputs['vault.url']).",
             *_outputs_lines(spec),
         ],
@@ -340,7 +358,11 @@ def _required_example(params: list[dict[str, Any]], registry: dict[int, str]) ->
 def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleModel:
     """``<name>``: the instance itself (create/modify/delete/suspend/resume + redeploy)."""
     name = spec["name"]
-    lifecycle = instance_lifecycle_options(spec) + update_password_option(spec["params"], "instance")
+    lifecycle = (
+        instance_lifecycle_options(spec)
+        + update_password_option(spec["params"], "instance")
+        + return_secrets_option(spec)
+    )
     argument_spec, docs = _module_options(lifecycle, spec["params"], registry, "instance")
     life = spec["lifecycle"]
     description = [
@@ -489,36 +511,94 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
     )
 
 
+STATUSES = ["creating", "running", "suspended", "deleted", "not_created", "pending", "failed"]
+
+
 def info_module(spec: dict[str, Any]) -> ModuleModel:
-    """``<name>_info``: reads one instance (status, params, outputs); never writes."""
+    """``<name>_info``: reads one instance, or lists the service's instances (issue 16); never writes."""
     name = f"{spec['name']}_info"
     lifecycle = [
-        ("resource_name", *_opt({"type": "str"}, ["Display name of the instance to read."])),
         (
-            "instance_uid",
+            "resource_name",
             *_opt(
                 {"type": "str"},
-                ["UUID of the instance to read.", "One of O(resource_name) and O(instance_uid) is required."],
+                [
+                    "Display name of the instance to read: the one the state store records under this name, else the"
+                    " live instance with this display name.",
+                    "Without O(resource_name) and O(instance_uid) the module lists every instance of the service in"
+                    " RV(instances).",
+                ],
             ),
         ),
+        ("instance_uid", *_opt({"type": "str"}, ["UUID of the instance to read."])),
+        (
+            "status",
+            *_opt(
+                {"type": "list", "elements": "str", "choices": STATUSES},
+                [
+                    "Only instances with one of these normalised statuses go into RV(instances).",
+                    "Default: every status but V(deleted) (the API keeps deleted instances for good).",
+                ],
+            ),
+        ),
+        *return_secrets_option(spec),
     ]
     argument_spec = {name: spec for name, spec, _doc in lifecycle}
     docs = {name: doc for name, _spec, doc in lifecycle}
-    description = [f"Reads an instance of {_service_words(spec)}: status, params and outputs. Never changes it."]
+    description = [
+        f"Reads instances of {_service_words(spec)}: status, params and outputs. Never changes anything.",
+        "With O(resource_name) or O(instance_uid) it reads that instance (RV(instance)); without them it lists the"
+        " instances of the service (RV(instances)), filtered by O(status), as amazon.aws and hetzner.hcloud"
+        " C(_info) modules do.",
+        "API calls of a list: one C(GET /instances?serviceId=) per 100 instances of the service, then one"
+        " C(GET /instances/{uid}) (params and outputs) per instance that passes the filters; the list items carry"
+        " the status, so filtered-out and deleted instances cost no further call.",
+    ]
     short = _short(spec, f"Read {spec['service_title']} instances")
     documentation = _base_doc(name, short, _described(spec, description), docs, False)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
-    examples = [
+    slug = spec["name"].replace("_", "-")
+    examples: list[dict[str, Any]] = [
         {
             "name": "Read the instance",
-            f"nubes.cloud.{name}": {"resource_name": f"my-{spec['name'].replace('_', '-')}"},
+            f"nubes.cloud.{name}": {"resource_name": f"my-{slug}"},
             "register": "result",
-        }
+        },
+        {
+            "name": "List the running and suspended instances of the service",
+            f"nubes.cloud.{name}": {"status": ["running", "suspended"]},
+            "register": "listed",
+        },
     ]
-    found = "when the instance was found"
+    secrets = [out["code"] for out in spec["outputs"] if out["secret"]]
+    if secrets:
+        examples.append(
+            {
+                "name": f"Read the secret outputs ({', '.join(secrets)}) for later tasks; no_log keeps them out of"
+                " the output and logs",
+                f"nubes.cloud.{name}": {"resource_name": f"my-{slug}", "return_secrets": True},
+                "no_log": True,
+                "register": "with_secrets",
+            }
+        )
+    found = "when O(resource_name) or O(instance_uid) names one instance that was found"
+    view = _instance_return(spec)
     returns = {
-        "exists": {"description": "Whether a live instance was found.", "returned": "always", "type": "bool"},
-        "instance": {**_instance_return(spec), "returned": found},
+        "exists": {
+            "description": "Whether a live instance was found (a list: whether RV(instances) is not empty).",
+            "returned": "always",
+            "type": "bool",
+        },
+        "instance": {**view, "returned": found},
+        "instances": {
+            "description": "The instances found, each with the fields of RV(instance): every instance of the service"
+            " with a status in O(status), or the one O(resource_name) or O(instance_uid) names (several when live"
+            " instances share the display name).",
+            "returned": "always",
+            "type": "list",
+            "elements": "dict",
+            "contains": view["contains"],
+        },
         **_top_level_instance_returns(spec, found),
         "subresources": {
             "description": "Sub-resources of the instance by kind, each a list of param maps (secrets omitted).",

@@ -76,11 +76,11 @@ def service_literal(spec: dict[str, Any]) -> dict[str, Any]:
 
 # ---- Markdown helpers -------------------------------------------------------------------------------------------
 
-_MARKUP = re.compile(r"\b([CIMOVBU])\(([^)]*)\)")
+_MARKUP = re.compile(r"\b(RV|[CIMOVBU])\(([^)]*)\)")
 
 
 def md_markup(text: str) -> str:
-    """Ansible doc markup (C(), O(), V(), M(), I(), B(), U()) -> Markdown."""
+    """Ansible doc markup (C(), O(), V(), RV(), M(), I(), B(), U()) -> Markdown."""
 
     def convert(match: re.Match[str]) -> str:
         kind, inner = match.group(1), match.group(2)

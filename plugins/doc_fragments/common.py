@@ -61,6 +61,9 @@ options:
         with a C(coordination.k8s.io/v1) Lease, so AWX jobs (a fresh pod each) and parallel controllers share
         one state and never create duplicates. Needs the Python package C(kubernetes) on the host that runs
         the module. See C(docs/state.md).
+      - In an AWX/Automation Controller job (E(JOB_ID) and E(AWX_HOST) are set) with V(file) and no O(state_path),
+        the state file lives in the job's pod and is lost after the job, so the module warns, and refuses decisions
+        that need a record of an earlier job (see C(docs/awx/README.md)).
       - If not set, the value of the E(NUBES_STATE_BACKEND) environment variable is used.
     type: str
     choices: [file, kubernetes]
@@ -109,6 +112,7 @@ options:
     type: str
     default: default
 notes:
+  - An environment variable that is set but empty counts as not set (AWX injects a blank credential field that way).
   - Transient API errors (HTTP 401, 429, 502, 503, 504 on reads) are retried 3 times with 2, 4 and 8 seconds
     of backoff; writes are never re-sent blindly.
 """

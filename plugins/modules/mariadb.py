@@ -34,6 +34,11 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": True,
     },
+    "return_secrets": {
+        "type": "bool",
+        "default": False,
+        "no_log": False,
+    },
     "app_version": {
         "type": "str",
     },

@@ -30,6 +30,11 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "return_secrets": {
+        "type": "bool",
+        "default": False,
+        "no_log": False,
+    },
     "display_name": {
         "type": "str",
     },

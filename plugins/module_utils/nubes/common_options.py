@@ -6,9 +6,21 @@ and the cross-option rules the core passes to AnsibleModule (docs/dev/contracts.
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any, Dict, List, Mapping, Optional
 
-from ansible.module_utils.basic import env_fallback
+from ansible.module_utils.errors import AnsibleFallbackNotFound
+
+
+def env_fallback(*names: str, **_unused: Any) -> str:
+    """ansible's env_fallback, except that an empty variable counts as unset: AWX credential types inject every
+    field they declare, an optional one the credential leaves blank as "" (docs/awx/nubes_credential_type.yml)."""
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    raise AnsibleFallbackNotFound
+
 
 COMMON_OPTIONS: Dict[str, Dict[str, Any]] = {
     "api_endpoint": {"type": "str", "fallback": (env_fallback, ["NUBES_API_ENDPOINT"])},
@@ -49,7 +61,9 @@ def module_kwargs(service: Mapping[str, Any], kind: str, sub: Optional[str] = No
     if kind not in KINDS:
         raise ValueError("kind must be one of {}, got {!r}".format(", ".join(KINDS), kind))
     kwargs: Dict[str, Any] = {"supports_check_mode": True}
-    if kind in ("instance", "info"):
+    if kind == "info":
+        return kwargs  # neither resource_name nor instance_uid: list the service's instances (issue 16)
+    if kind == "instance":
         kwargs["required_one_of"] = [["resource_name", "instance_uid"]]
         return kwargs
     from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import load_service

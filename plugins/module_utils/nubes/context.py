@@ -4,11 +4,16 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.controller_job import (
+    ephemeral_state_job,
+    ephemeral_state_warning,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError, NotDeckApiError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid
@@ -144,6 +149,8 @@ class TaskContext:
         self.operation_ids = OperationIds(self.api, self.spec)
         self.store = StateStore(backend or open_state_backend(params), self.options.workspace)
         self._names: Dict[Tuple[int, str], str] = {}
+        self.pending_references: List[str] = []  # check mode: references an earlier task would create
+        self.ephemeral_job = ephemeral_state_job(params, os.environ)  # issue 16: AWX job + file state in its pod
 
     @property
     def module_name(self) -> str:
@@ -159,6 +166,8 @@ class TaskContext:
         if cache_key in self._names:
             return self._names[cache_key]
         found = self.api.find_live_by_name(service_id, name)
+        if not found and self.check_mode:
+            return self.pending_reference(f"the instance of service {service_id} named {name!r}")
         if not found:
             raise InputError(
                 f"no live instance of service {service_id} is named {name!r}; give its uid or create it first"
@@ -171,19 +180,33 @@ class TaskContext:
         self._names[cache_key] = found[0].uid
         return found[0].uid
 
+    def pending_reference(self, what: str) -> str:
+        """Check mode only (issue 16): a reference that cannot be resolved yet, because an earlier task of the same
+        check run would create what it names, stands for the uid it resolves to after that create; the task
+        predicts its change. A real run resolves it or fails."""
+        self.pending_references.append(f"Check mode: {what} would resolve after create (it does not exist yet)")
+        return f"(would resolve after create: {what})"
+
+    def warn_if_state_is_ephemeral(self) -> None:
+        """Issue 16: in an AWX/Controller job, the default state file dies with the job's pod."""
+        if self.ephemeral_job:
+            self.warn(ephemeral_state_warning(self.ephemeral_job, default_state_path()))
+
     def warn(self, text: str) -> None:
         self.warnings.append(self.redactor(text))
 
     def outputs(self, instance: Optional[Instance]) -> Dict[str, Any]:
-        """instance.state.out by the spec's output codes (dotted paths), secrets omitted."""
+        """instance.state.out by the spec's output codes (dotted paths); secrets omitted unless return_secrets (the
+        runner allows that only in a no_log task, issue 16)."""
         if instance is None:
             return {}
         out = instance.outputs()
         if not self.spec.outputs:
             return {str(k): v for k, v in out.items()}
+        with_secrets = bool(self.params.get("return_secrets"))
         result: Dict[str, Any] = {}
         for spec in self.spec.outputs:
-            value = None if spec.secret else lookup_dotted(out, spec.code)
+            value = None if spec.secret and not with_secrets else lookup_dotted(out, spec.code)
             if value is not None:
                 result[spec.code] = value
         return result

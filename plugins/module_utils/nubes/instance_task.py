@@ -10,7 +10,7 @@ resume, suspend, delete, redeploy (P14), placeholder removal.
 
 from __future__ import annotations
 
-from typing import Any, ContextManager, Dict, List, Optional
+from typing import Any, ContextManager, Dict, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
@@ -65,8 +65,10 @@ class InstanceTask(Task):
         self.secrets_to_set: List[str] = []
         self.before: Dict[str, Optional[str]] = {}
         self.after: Dict[str, Optional[str]] = {}
+        self.revisions: Tuple[Dict[str, str], Dict[str, str]] = ({}, {})  # git_revision in the diff (P14)
 
     def run(self) -> Dict[str, Any]:
+        self.ctx.warn_if_state_is_ephemeral()
         secret = [p for p in self.spec.params if p.secret]
         self.ctx.register_secrets({p.code: self.ctx.params.get(p.option) for p in secret})
         if self.opts.state == "present":
@@ -189,6 +191,7 @@ class InstanceTask(Task):
             suspendable=self.spec.lifecycle.suspendable,
             deletable=self.spec.lifecycle.deletable,
             suspend_on_destroy=self.opts.suspend_on_destroy,
+            ephemeral_state=self.ctx.ephemeral_job,
         )
 
     def _secrets_to_set(self) -> List[str]:
@@ -203,11 +206,16 @@ class InstanceTask(Task):
             self.ctx.warn(f"{', '.join(fixed)}: set on create only; the API cannot change it on an existing instance")
         return [c for c in codes if c not in fixed]
 
+    def _deployed_revision(self, live: Dict[str, Optional[str]]) -> Optional[str]:
+        """The git_revision deployed: live when the API reports it, else the one this record deployed."""
+        current = live.get(self._revision_code()) or (self.record or {}).get("git_revision")
+        return None if current is None else str(current)
+
     def _revision_changed(self, live: Dict[str, Optional[str]]) -> bool:
         """P14/P18: git_revision differs from the deployed one (live when the API reports it, else recorded)."""
         if not self.spec.lifecycle.redeploy or self.opts.git_revision is None or self.instance is None:
             return False
-        current = live.get(self._revision_code()) or (self.record or {}).get("git_revision")
+        current = self._deployed_revision(live)
         if current is None:
             return bool(self._own_record() and self.record and self.record.get("status") == STATUS_PRESENT)
         return str(current) != self.opts.git_revision
@@ -222,8 +230,20 @@ class InstanceTask(Task):
     def describe(self, decision: Decision) -> str:
         status = (self.instance.status if self.instance else MISSING) if self.status_read else "unknown (not read)"
         return diagnostics.render(
-            self.ctx.module_name, decision, self.ref.resource_name, self.spec.service_id, self.instance, status
+            self.ctx.module_name,
+            decision,
+            self.ref.resource_name,
+            self.spec.service_id,
+            self.instance,
+            status,
+            extra=self.ctx.pending_references,
         )
+
+    def refusal(self, decision: Decision) -> str:
+        target = repr(self.ref.resource_name)
+        if self.instance is not None and self.instance.uid:
+            target += f" (instance_uid {self.instance.uid})"
+        return diagnostics.summary(self.ctx.module_name, decision, target)
 
     def plan(self, decision: Decision) -> None:
         ops = decision.operations
@@ -238,9 +258,21 @@ class InstanceTask(Task):
             self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
         else:
             self.before, self.after = {k: v for k, v in live.items() if k in self.converter.by_code}, {}
+        self._plan_revision(ops, live)
         remove = decision.record == RECORD_REMOVE and self.record is not None
         write = decision.record == RECORD_WRITE
         self.changed = bool(ops) or write or remove
+
+    def _plan_revision(self, ops: Tuple[str, ...], live: Dict[str, Optional[str]]) -> None:
+        """P14: the diff shows git_revision too (a redeploy changes nothing else), deployed before, task's after."""
+        if not self.spec.lifecycle.redeploy:
+            self.revisions = ({}, {})
+            return
+        deployed = None if "create" in ops else self._deployed_revision(live)
+        wanted = self.opts.git_revision if self.opts.git_revision is not None else deployed
+        before = {} if deployed is None else {"git_revision": deployed}
+        after = {} if wanted is None or self.opts.state != "present" else {"git_revision": wanted}
+        self.revisions = (before, after)
 
     # -- execution -------------------------------------------------------------------------------
 
@@ -390,7 +422,7 @@ class InstanceTask(Task):
         }
         if self.ctx.diff_mode:
             result["diff"] = {
-                "before": self.converter.options_view(self.before, mask=True),
-                "after": self.converter.options_view(self.after, mask=True),
+                "before": dict(self.converter.options_view(self.before, mask=True), **self.revisions[0]),
+                "after": dict(self.converter.options_view(self.after, mask=True), **self.revisions[1]),
             }
         return result

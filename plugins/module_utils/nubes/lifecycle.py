@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.controller_job import lost_record_hint
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import (
     CREATING,
     DELETED,
@@ -59,6 +60,7 @@ class InstanceSituation:
     suspendable: bool = True
     deletable: bool = True
     suspend_on_destroy: bool = True
+    ephemeral_state: str = ""  # the AWX/Controller job whose file state dies with its pod (controller_job.py)
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class SubSituation:
     parent_status: str = RUNNING
     parent_busy: bool = False
     foreign_service: str = ""  # K4a: the parent uid names an instance of this other service
+    parent_pending: bool = False  # check mode: the parent would be created by an earlier task (issue 16)
     exists: bool = False
     recorded: bool = False
     adopt: bool = False
@@ -79,6 +82,7 @@ class SubSituation:
     create: str = ""
     modify: Optional[str] = None
     delete: str = ""
+    ephemeral_state: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,11 @@ def _busy(status: str, flag: Optional[str] = None) -> Decision:
     )
 
 
+def _unmanaged(reason: str, job: str) -> str:
+    """A live resource without a record: in a job whose file state dies with its pod, the record is likely lost."""
+    return f"{reason}; {lost_record_hint(job)}" if job else reason
+
+
 def _key_mismatch(s: InstanceSituation, flag: str) -> Decision:
     return _error(
         "create-only (key) params differ between the task and the live instance: {}. They cannot change on an "
@@ -152,6 +161,7 @@ def _key_mismatch(s: InstanceSituation, flag: str) -> Decision:
 
 def decide_present(s: InstanceSituation) -> Decision:
     adopt_flag = _flag("adopt_existing_on_create", s.adopt)
+    job = "" if s.recorded or s.record_creating else s.ephemeral_state
     if s.foreign_service:
         return _error(f"instance_uid names an instance of {s.foreign_service}, not of this module's service", "K4a")
     if s.live_matches > 1:
@@ -183,7 +193,7 @@ def decide_present(s: InstanceSituation) -> Decision:
     if s.status == SUSPENDED:
         if not s.adopt:
             return _error(
-                "the instance is suspended; resuming it requires adopt_existing_on_create=true",
+                _unmanaged("the instance is suspended; resuming it requires adopt_existing_on_create=true", job),
                 "P22",
                 adopt_flag,
                 TWO_CHOICES,
@@ -213,7 +223,11 @@ def decide_present(s: InstanceSituation) -> Decision:
                     ),
                 )
             return _error(
-                "an instance with this resource_name already exists and is running; it is not managed by this state",
+                _unmanaged(
+                    "an instance with this resource_name already exists and is running; it is not managed by this "
+                    "state",
+                    job,
+                ),
                 "P25",
                 adopt_flag,
                 TWO_CHOICES,
@@ -236,6 +250,13 @@ def decide_present(s: InstanceSituation) -> Decision:
 def decide_destroy(s: InstanceSituation) -> Decision:
     """P29 destroy (`absent`: suspend, or forget only) and real deletion (`deleted`: the delete operation)."""
     if not s.recorded and not s.record_creating and not s.named_uid:
+        if s.live_matches and s.ephemeral_state:  # issue 16: an AWX job's lost record must not look like "not ours"
+            hint = lost_record_hint(s.ephemeral_state, "or name the instance with instance_uid to destroy it")
+            return _error(
+                f"an instance with this resource_name exists ({', '.join(s.live_uids)}) but this job has no record of "
+                f"it, so it cannot tell whether the instance is its to destroy; {hint}",
+                "P29",
+            )
         if s.live_matches:
             return Decision(
                 warning="an instance with this resource_name exists but is not in the state; it is left alone (name "
@@ -326,6 +347,11 @@ def decide_subresource(s: SubSituation) -> Decision:
         return _error(
             f"the parent instance is an instance of {s.foreign_service}; give the uid of one of this service", "K4a"
         )
+    if s.parent_pending:  # only in check mode: a real run has the parent's uid or fails before deciding
+        if s.state == "absent":
+            return Decision((), RECORD_KEEP, "the parent instance does not exist yet", rule="P13")
+        reason = f"the parent instance would be created by an earlier task (check mode): create {what} after it"
+        return Decision((s.create,), RECORD_WRITE, reason, rule="P13")
     if s.parent_status in GONE:
         if s.state == "absent":
             return Decision((), RECORD_REMOVE if s.recorded else RECORD_KEEP, "the parent instance is gone", rule="P17")
@@ -350,7 +376,9 @@ def decide_subresource(s: SubSituation) -> Decision:
         return Decision((s.create,), RECORD_WRITE, f"{what} does not exist: create it", rule="P13")
     if not s.recorded and not s.adopt:
         return _error(
-            f"{what} already exists in the parent instance and is not managed by this state",
+            _unmanaged(
+                f"{what} already exists in the parent instance and is not managed by this state", s.ephemeral_state
+            ),
             "P28",
             adopt_flag,
             (f"change {s.key_option} to create a new {s.sub}", TWO_CHOICES[1]),

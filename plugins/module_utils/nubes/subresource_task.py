@@ -59,6 +59,7 @@ class SubresourceTask(Task):
             raise NubesError(
                 f"{self.sub.key} is required: it identifies the {self.sub.name} inside the parent instance"
             )
+        self.ctx.warn_if_state_is_ephemeral()
         secret = [p for p in self.sub.params if p.secret]
         self.ctx.register_secrets({p.code: self.ctx.params.get(p.option) for p in secret})
         if self.opts.state == "present":
@@ -77,15 +78,31 @@ class SubresourceTask(Task):
         return run_task(self)
 
     def _parent_uid(self) -> str:
-        """K1: from parent_instance_uid, else the parent's record, else its unique live display name."""
-        explicit = identity.task_id(self.ctx.params.get("parent_instance_uid"))
+        """K1: from parent_instance_uid, else the parent's record, else its unique live display name.
+
+        Check mode (issue 16): an empty parent_instance_uid (the uid a planned create of an earlier task returns)
+        or a parent_resource_name nothing has yet is a parent that would be created first: "" here, and the task
+        predicts the create of its sub-resource. A real run fails on both."""
+        given = self.ctx.params.get("parent_instance_uid")
+        explicit = identity.task_id(given)
         if explicit:
             return explicit
         name = str(self.ctx.params.get("parent_resource_name") or "")
+        if given is not None and not name:
+            if self.ctx.check_mode:
+                self.ctx.pending_reference(f"the parent {self.spec.name} instance (parent_instance_uid is empty)")
+                return ""
+            raise NubesError(
+                "parent_instance_uid is empty: give the uid of the parent instance (for example from the registered "
+                "result of the task that created it) or its parent_resource_name"
+            )
         record = self.ctx.store.get_instance(self.spec.name, name)
         if record and record.get("instance_uid"):
             return str(record["instance_uid"])
         found = self.ctx.api.find_live_by_name(self.spec.service_id, name)
+        if not found and self.ctx.check_mode:
+            self.ctx.pending_reference(f"the parent {self.spec.name} instance named {name!r}")
+            return ""
         if len(found) != 1:
             raise NubesError(
                 f"parent_resource_name {name!r} matches {len(found)} live instances of {self.spec.name}; "
@@ -111,7 +128,7 @@ class SubresourceTask(Task):
         self.record = records.normalise(
             self.ctx.store.get_sub(self.spec.name, self.ref.parent_uid, self.sub.name, self.key)
         )
-        self.parent = identity.find(self.ctx.api, self.ref.parent_uid)
+        self.parent = identity.find(self.ctx.api, self.ref.parent_uid)  # K2: no call for a pending parent ("")
         if self.parent is not None and self.foreign_parent():
             return  # K4a: decided (an error) before anything else is read
         if self.parent is not None and self.settle(self.parent):
@@ -145,6 +162,7 @@ class SubresourceTask(Task):
             parent_status=(parent.status if parent is not None and parent.live else MISSING),
             parent_busy=bool(parent is not None and parent.busy),
             foreign_service=self.foreign_parent(),
+            parent_pending=not self.ref.parent_uid,
             exists=self.current is not None,
             recorded=self.record is not None,
             adopt=self.opts.adopt,
@@ -153,20 +171,29 @@ class SubresourceTask(Task):
             create=self.sub.create,
             modify=self.sub.modify,
             delete=self.sub.delete,
+            ephemeral_state=self.ctx.ephemeral_job,
         )
 
     def describe(self, decision: Decision) -> str:
         parent = self.parent
-        lines = [f"{self.sub.key}: {self.key}", f"parent_instance_uid: {self.ref.parent_uid}"]
+        lines = [
+            *self.ctx.pending_references,
+            f"{self.sub.key}: {self.key}",
+            f"parent_instance_uid: {self.ref.parent_uid}",
+        ]
         return diagnostics.render(
             self.module_name,
             decision,
-            parent.display_name if parent is not None else "",
+            parent.display_name if parent is not None else str(self.ctx.params.get("parent_resource_name") or ""),
             self.spec.service_id,
             parent,
             parent.status if parent is not None else MISSING,
             extra=lines,
         )
+
+    def refusal(self, decision: Decision) -> str:
+        target = f"{self.sub.name} {self.key!r} of parent instance {self.ref.parent_uid or '(none)'}"
+        return diagnostics.summary(self.module_name, decision, target)
 
     def plan(self, decision: Decision) -> None:
         self.before = dict(self.current or {})

@@ -56,6 +56,10 @@ class Task:
         """The diagnostics (P30)."""
         raise NotImplementedError
 
+    def refusal(self, decision: Decision) -> str:
+        """The one-line message of a refused task (diagnostics.summary); the diagnostics carry the rest."""
+        raise NotImplementedError
+
     def plan(self, decision: Decision) -> None:
         """Values and the diff; fails on bad input before any write."""
         raise NotImplementedError
@@ -140,7 +144,7 @@ def run_task(task: Task) -> Dict[str, Any]:
             decision = decide(task.situation())
             task.diagnostics = task.describe(decision)
             if decision.error:
-                raise NubesError(task.diagnostics, diagnostics=task.diagnostics)
+                raise NubesError(task.refusal(decision), diagnostics=task.diagnostics)
             if decision.warning:
                 ctx.warn(decision.warning)
             task.plan(decision)

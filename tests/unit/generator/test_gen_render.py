@@ -160,6 +160,25 @@ def test_option_details(rendered: tuple[Workspace, dict[str, Any], dict[str, str
     assert "update_password" not in pg  # no secret param on the instance
 
 
+def test_secret_outputs_opt_in_and_info_listing(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
+    """Issue 16: return_secrets on the instance and info modules of services with secret outputs (s3, postgres)
+    only; info modules take status and document the list they return."""
+    files = rendered[2]
+    opt_in = {"type": "bool", "default": False, "no_log": False}
+    for name in ("s3", "s3_info", "postgres", "postgres_info"):
+        assert module_namespace(files, f"plugins/modules/{name}.py")[0]["ARGUMENT_SPEC"]["return_secrets"] == opt_in
+    for name in ("flask", "flask_info", "dummy", "postgres_user"):
+        assert "return_secrets" not in module_namespace(files, f"plugins/modules/{name}.py")[0]["ARGUMENT_SPEC"]
+    info = module_namespace(files, "plugins/modules/flask_info.py")[0]["ARGUMENT_SPEC"]
+    assert info["status"]["type"] == "list" and "deleted" in info["status"]["choices"]
+    docs = yaml.safe_load(files["plugins/modules/s3_info.yml"])
+    returns = docs["RETURN"]
+    assert returns["instances"]["type"] == "list" and returns["instances"]["returned"] == "always"
+    assert set(returns["instances"]["contains"]) == set(returns["instance"]["contains"])
+    examples = yaml.safe_load(docs["EXAMPLES"])
+    assert any(e.get("no_log") and e["nubes.cloud.s3_info"].get("return_secrets") for e in examples)
+
+
 def test_generated_python_passes_ruff(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
     """Generated modules are ruff-format stable and ruff-check clean (repo config, 120 columns)."""
     workspace = rendered[0]

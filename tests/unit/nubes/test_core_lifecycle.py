@@ -383,6 +383,20 @@ SUB: Tuple[Row, ...] = (
         RECORD_REMOVE,
         False,
     ),
+    (
+        "P13 check mode, parent would be created first -> create",
+        {"parent_status": "missing", "parent_pending": True},
+        ("create_user",),
+        RECORD_WRITE,
+        False,
+    ),
+    (
+        "P13 check mode, absent, parent not created yet -> nothing",
+        {"state": "absent", "parent_status": "missing", "parent_pending": True},
+        (),
+        RECORD_KEEP,
+        False,
+    ),
 )
 
 
@@ -402,3 +416,23 @@ def test_subresource_conflict_offers_two_choices() -> None:
     decision = decide(sub(exists=True))
     assert decision.choices[0] == "change username to create a new user"
     assert "adopt_existing_on_create=true" in decision.choices[1]
+
+
+JOB = "AWX/Controller job 7"
+
+
+def test_lost_record_in_an_awx_job_is_refused_with_the_way_on() -> None:
+    """P29/P25/P28 in an AWX/Controller job whose file state dies with its pod (issue 16): a live instance without
+    a record is not quietly "not ours" on destroy but an error naming the uid, and every "not managed by this
+    state" refusal points at state_backend: kubernetes; a recorded instance is decided as anywhere else."""
+    destroy = decide(InstanceSituation(state="absent", live_matches=1, live_uids=("U1",), ephemeral_state=JOB))
+    assert destroy.error and "U1" in destroy.reason and JOB in destroy.reason
+    assert "state_backend: kubernetes" in destroy.reason and "instance_uid" in destroy.reason
+    present = decide(InstanceSituation(status="running", ephemeral_state=JOB))
+    assert present.error and present.choices == TWO_CHOICES and "state_backend: kubernetes" in present.reason
+    subresource = decide(sub(exists=True, ephemeral_state=JOB))
+    assert subresource.error and "state_backend: kubernetes" in subresource.reason
+    recorded = decide(InstanceSituation(status="running", recorded=True, ephemeral_state=JOB))
+    assert not recorded.error and recorded.operations == ()
+    elsewhere = decide(InstanceSituation(state="absent", live_matches=1, live_uids=("U1",)))
+    assert not elsewhere.error and elsewhere.warning

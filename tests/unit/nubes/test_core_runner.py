@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any, Dict
 
 import pytest
@@ -208,7 +209,8 @@ def test_running_without_adopt_fails_with_two_choices(
     deck.add_instance(90, "db1")
     with pytest.raises(NubesError) as info:
         run(services["postgres"], **pg_args(s3_uid))
-    text = info.value.msg
+    assert "\n" not in info.value.msg and "already exists" in info.value.msg  # one line; the details follow once
+    text = info.value.details["diagnostics"]
     assert "Controlling flag: adopt_existing_on_create=false" in text
     assert "1. change resource_name" in text and "2. import/adopt" in text
     assert "resource_name: db1" in text and "status: running" in text
@@ -431,8 +433,9 @@ def test_existing_subresource_needs_adopt(run: RunFactory, services: Dict[str, A
     """P13: an existing sub-resource is adopted only with adopt_existing_on_create."""
     uid = deck.add_instance(90, "db9")
     deck.instances[uid]["state"]["subresources"] = {"user": [{"username": "app", "role": "readonly"}]}
-    with pytest.raises(NubesError, match="adopt_existing_on_create=true"):
+    with pytest.raises(NubesError) as info:
         run(services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", role="readonly")
+    assert "adopt_existing_on_create=true" in info.value.details["diagnostics"]
     adopted = run(
         services["postgres"],
         "subresource",
@@ -457,6 +460,64 @@ def test_info_reports_state_outputs_and_subresources(
     assert info["subresources"]["user"] == [{"username": "app"}]
     assert info["state"]["status"] == "present"
     assert not run(services["postgres"], "info", resource_name="nope")["exists"]
+
+
+def test_return_secrets_is_opt_in_and_needs_no_log(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """Issue 16: secret outputs are returned only with return_secrets, and only from a no_log task (refused before
+    any call otherwise); they never reach the state file."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    deck.instances[uid]["state"]["out"] = {"adminUser": "postgres", "adminPass": "Hidden-pw-1", "vault": {"url": "v"}}
+    assert "adminPass" not in run(services["postgres"], "info", resource_name="db1")["outputs"]
+    deck.log.clear()
+    with pytest.raises(NubesError, match="no_log: true"):
+        run(services["postgres"], "info", resource_name="db1", return_secrets=True)
+    assert deck.log == []
+    info = run(services["postgres"], "info", no_log=True, resource_name="db1", return_secrets=True)
+    assert info["outputs"]["adminPass"] == "Hidden-pw-1" and info["instance"]["outputs"]["adminPass"] == "Hidden-pw-1"
+    again = run(services["postgres"], no_log=True, return_secrets=True, diff_mode=True, **pg_args(s3_uid))
+    assert again["outputs"]["adminPass"] == "Hidden-pw-1" and "Hidden-pw-1" not in str(again["diff"])
+    assert "Hidden-pw-1" not in Path(state_path).read_text(encoding="utf-8")
+
+
+def test_info_lists_the_services_instances_with_filters(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck
+) -> None:
+    """Issue 16: without resource_name and instance_uid the info module lists the service's instances, each with the
+    fields of the single view; status filters on the list items, so only the instances listed are read."""
+    running = deck.add_instance(12, "a", state={"params": {"displayName": "a"}, "out": {"endpoint": "e"}})
+    suspended = deck.add_instance(12, "b", status="suspended")
+    deleted = deck.add_instance(12, "c", status="deleted", isDeleted=True)
+    deck.add_instance(90, "other-service")
+    deck.log.clear()
+    listed = run(services["s3"], "info")
+    assert [i["instance_uid"] for i in listed["instances"]] == [running, suspended] and listed["exists"]
+    first = listed["instances"][0]
+    assert first["params"] == {"display_name": "a"} and first["outputs"] == {"endpoint": "e"}
+    assert set(first) == {
+        "instance_uid",
+        "resource_name",
+        "service_id",
+        "status",
+        "status_raw",
+        "operation_pending",
+        "operation_in_progress",
+        "params",
+        "outputs",
+    }
+    assert [p for _m, p in deck.log] == ["/instances", "/instances/" + running, "/instances/" + suspended]
+    deck.log.clear()
+    only = run(services["s3"], "info", status=["suspended", "deleted"])
+    assert [i["instance_uid"] for i in only["instances"]] == [suspended, deleted]
+    assert [p for _m, p in deck.log] == ["/instances", "/instances/" + suspended, "/instances/" + deleted]
+    named = run(services["s3"], "info", resource_name="b", status=["running"])
+    assert named["instance_uid"] == suspended and named["instances"] == []
+    assert not run(services["s3"], "info", status=["failed"])["exists"]
+    twin = deck.add_instance(12, "a")
+    both = run(services["s3"], "info", resource_name="a")  # a filter: every live instance with the name
+    assert [i["instance_uid"] for i in both["instances"]] == [running, twin] and "instance" not in both
+    assert both["exists"] and "give instance_uid" in both["_warnings"][0]
 
 
 def test_subresource_check_mode_makes_no_write(
@@ -563,7 +624,7 @@ def test_not_unique_answer_names_the_holder(run: RunFactory, services: Dict[str,
     with pytest.raises(NubesError) as info:
         run(services["s3"], resource_name="b9", display_name="b9", resource_realm=REALM)
     holder = next(uid for uid, i in deck.instances.items() if i["displayName"] == "b9")
-    assert holder in info.value.msg and "adopt_existing_on_create=true" in info.value.msg
+    assert holder in info.value.msg and "adopt_existing_on_create=true" in info.value.details["diagnostics"]
     assert [e for e in deck.log if e == ("POST", "/instances")] == [("POST", "/instances")]
     assert len([i for i in deck.instances.values() if i["displayName"] == "b9"]) == 1
 
