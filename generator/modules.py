@@ -179,6 +179,8 @@ def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
     outputs: dict[str, Any] = {
         "description": [
             "The instance outputs (C(instance.state.out) of the API) by output code; secret outputs are omitted.",
+            "With O(wait=false) they are the instance's outputs when the task returns, before the operation has"
+            " changed them (none yet for a create): read them again once it has finished.",
             "Read a dotted code with brackets, for example C(result.outputs['vault.url']).",
             *_outputs_lines(spec),
         ],
@@ -200,7 +202,8 @@ def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
             },
             "status": {
                 "description": "Normalised status: missing, creating, running, suspended, deleted, not_created,"
-                " pending or failed.",
+                " pending or failed. With O(wait=false), as read right after the operation was started (for example"
+                " V(creating) or V(pending)).",
                 "returned": "always",
                 "type": "str",
                 "sample": "running",
@@ -234,14 +237,30 @@ _OPERATIONS_RETURN = {
     "sample": ["create"],
 }
 _OPERATION_RETURN = {
-    "description": "The last API operation started by the task; with O(wait=false) it may still run.",
-    "returned": "when the task started an operation",
+    "description": [
+        "The last API operation the task started. With O(wait=false) it still runs when the task returns"
+        " (RV(operation.finished=false)); pass the registered result to M(nubes.cloud.operation_info) to wait for it.",
+        "With O(wait=false), when the operation an earlier run of this task started still runs, that one"
+        " (RV(decision=in_flight)).",
+    ],
+    "returned": "when the task started an operation, or found its own earlier one still running",
     "type": "dict",
     "contains": {
         "uid": {"description": "UUID of the API operation.", "returned": "always", "type": "str"},
         "name": {"description": "Operation name, for example V(create).", "returned": "always", "type": "str"},
         "finished": {"description": "Whether the operation has finished.", "returned": "always", "type": "bool"},
-        "duration": {"description": "Seconds spent waiting for it.", "returned": "always", "type": "float"},
+        "duration": {
+            "description": "Seconds the operation ran, as the API reports it; V(null) while it runs.",
+            "returned": "always",
+            "type": "float",
+        },
+        "timeout": {
+            "description": "Seconds a wait for this operation may take: O(wait_timeout), else the service's timeout"
+            " for the operation (C(config/operation_timeouts.json)). M(nubes.cloud.operation_info) waits that long"
+            " by default.",
+            "returned": "always",
+            "type": "int",
+        },
     },
 }
 _DIAGNOSTICS_RETURN = {
@@ -356,7 +375,8 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
         "decision": {
             "description": "The lifecycle decision taken, for example V(create), V(modify), V(resume+modify), V(adopt),"
             " V(suspend), V(delete), V(forget) (removed from the state store only; the instance keeps running),"
-            " V(none).",
+            " V(in_flight) (O(wait=false): the operation an earlier run of this task started still runs; nothing was"
+            " started), V(none).",
             "returned": "always",
             "type": "str",
         },
@@ -449,7 +469,8 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
         "operations": {**_OPERATIONS_RETURN, "sample": [sub["operations"]["create"]]},
         "operation": _OPERATION_RETURN,
         "decision": {
-            "description": f"The decision taken, for example V({sub['operations']['create']}), V(adopt), V(none).",
+            "description": f"The decision taken, for example V({sub['operations']['create']}), V(adopt),"
+            " V(in_flight) (O(wait=false): this task's earlier operation still runs; nothing was started), V(none).",
             "returned": "always",
             "type": "str",
         },
