@@ -175,12 +175,19 @@ def _outputs_lines(spec: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
+_WAIT_FALSE_OUTPUTS = (
+    "With O(wait=false) they are the instance's outputs when the task returns, before the operation has changed them"
+    " (none yet for a create): read them again once it has finished."
+)
+_WAIT_FALSE_STATUS = " With O(wait=false), as read right after the operation was started (for example V(creating))."
+
+
+def _instance_return(spec: dict[str, Any], starts_operations: bool = True) -> dict[str, Any]:
+    """`instance` of the result; `starts_operations`: the module runs operations (wait=false notes), not info."""
     outputs: dict[str, Any] = {
         "description": [
             "The instance outputs (C(instance.state.out) of the API) by output code; secret outputs are omitted.",
-            "With O(wait=false) they are the instance's outputs when the task returns, before the operation has"
-            " changed them (none yet for a create): read them again once it has finished.",
+            *([_WAIT_FALSE_OUTPUTS] if starts_operations else []),
             "Read a dotted code with brackets, for example C(result.outputs['vault.url']).",
             *_outputs_lines(spec),
         ],
@@ -202,8 +209,7 @@ def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
             },
             "status": {
                 "description": "Normalised status: missing, creating, running, suspended, deleted, not_created,"
-                " pending or failed. With O(wait=false), as read right after the operation was started (for example"
-                " V(creating) or V(pending)).",
+                " pending or failed." + (_WAIT_FALSE_STATUS if starts_operations else ""),
                 "returned": "always",
                 "type": "str",
                 "sample": "running",
@@ -270,9 +276,9 @@ _DIAGNOSTICS_RETURN = {
 }
 
 
-def _top_level_instance_returns(spec: dict[str, Any], returned: str) -> dict[str, Any]:
+def _top_level_instance_returns(spec: dict[str, Any], returned: str, starts_operations: bool = True) -> dict[str, Any]:
     """The instance's main fields repeated at the top level of the result (as the core returns them)."""
-    outputs = dict(_instance_return(spec)["contains"]["outputs"])
+    outputs = dict(_instance_return(spec, starts_operations)["contains"]["outputs"])
     outputs["returned"] = returned
     return {
         "instance_uid": {"description": "UUID of the instance.", "returned": returned, "type": "str"},
@@ -509,8 +515,8 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
     found = "when the instance was found"
     returns = {
         "exists": {"description": "Whether a live instance was found.", "returned": "always", "type": "bool"},
-        "instance": {**_instance_return(spec), "returned": found},
-        **_top_level_instance_returns(spec, found),
+        "instance": {**_instance_return(spec, starts_operations=False), "returned": found},
+        **_top_level_instance_returns(spec, found, starts_operations=False),
         "subresources": {
             "description": "Sub-resources of the instance by kind, each a list of param maps (secrets omitted).",
             "returned": found,
