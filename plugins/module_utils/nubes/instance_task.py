@@ -128,6 +128,8 @@ class InstanceTask(Task):
         if not self.ref.task_uid and (self.instance is None or not self.instance.live):
             self._lookup_by_name(uid)
         if self.instance is not None and self._own_record() and self.settle(self.instance):
+            if self.record is None:
+                self.lost_uid = ""  # its own delete (or destroy) finished: gone as asked, nothing was lost
             self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance
 
     def _lookup_by_name(self, recorded: str) -> None:

@@ -72,9 +72,15 @@ def secrets_to_set(record: Optional[Mapping[str, Any]], secrets: Mapping[str, st
 
 
 def started(
-    record: Optional[Mapping[str, Any]], op_uid: str, name: str, secrets: Mapping[str, str], revision: Optional[str]
+    record: Optional[Mapping[str, Any]],
+    op_uid: str,
+    name: str,
+    secrets: Mapping[str, str],
+    revision: Optional[str],
+    remove: bool = False,
 ) -> Record:
-    """The record once `name` was started: the operation, with the digests of the secrets it applies."""
+    """The record once `name` was started: the operation, with the digests of the secrets it applies, and whether
+    its success ends the record (a delete or a destroy: a later run, after `wait: false`, then removes it)."""
     result = dict(record or {})
     seed = salt(result) or new_salt()
     result["salt"] = seed
@@ -86,6 +92,8 @@ def started(
     }
     if revision is not None:
         operation["git_revision"] = revision
+    if remove:
+        operation["remove_record"] = True
     result["operation"] = operation
     return result
 

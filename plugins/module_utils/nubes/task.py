@@ -14,7 +14,12 @@ from typing import Any, ContextManager, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, OperationFailedError
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import Decision, Situation, decide
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
+    RECORD_REMOVE,
+    Decision,
+    Situation,
+    decide,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult, check_success
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record, open_operation, settled, started
@@ -42,6 +47,7 @@ class Task:
         self.diagnostics = ""
         self.reusable: Optional[Dict[str, Any]] = None  # this record's operation that was never started
         self.in_flight = ""  # P27: the name of this record's operation that still runs and is not waited for
+        self.decision: Optional[Decision] = None  # what run_task decided (set before plan and execute)
 
     def lock(self) -> ContextManager[None]:
         raise NotImplementedError
@@ -103,7 +109,7 @@ class Task:
             self.ctx.warn(f"the earlier {name} operation did not succeed: {exc.msg}")
             self.store(settled(self.record, False))
         else:
-            self.store(settled(self.record, True))
+            self.store(None if operation.get("remove_record") else settled(self.record, True))  # a destroy: done
         return instance is not None
 
     def run_operation(
@@ -122,8 +128,10 @@ class Task:
         base = self.record or {}
         reuse = self.reusable if self.reusable and self.reusable.get("name") == name else None
 
+        remove = self.decision is not None and self.decision.record == RECORD_REMOVE
+
         def on_created(op_uid: str) -> None:
-            self.store(started(base, op_uid, name, secrets, revision))
+            self.store(started(base, op_uid, name, secrets, revision, remove))
 
         op_id = self.ctx.operation_ids.resolve(name, instance)  # issue 14: by name, from the API
         reuse_uid = str(reuse["uid"]) if reuse else None
@@ -152,6 +160,7 @@ def run_task(task: Task) -> Dict[str, Any]:
         for attempt in (1, 2):
             task.find()
             decision = decide(task.situation())
+            task.decision = decision
             task.diagnostics = task.describe(decision)
             if decision.error:
                 raise NubesError(task.diagnostics, diagnostics=task.diagnostics)

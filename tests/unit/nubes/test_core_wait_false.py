@@ -136,3 +136,22 @@ def test_subresource_wait_false_then_in_flight(
     again = run(services["postgres"], "subresource", "user", **user)
     assert again["decision"] == "in_flight" and not again["changed"] and len(deck.writes()) == writes
     assert again["operation"]["uid"] == started["operation"]["uid"]
+
+
+def test_delete_without_waiting_ends_the_record_on_the_next_run(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, state_path: str
+) -> None:
+    """state=deleted with wait=false keeps the record (the operation in flight, marked to end it); the next run
+    that finds the delete succeeded removes the record, so the same name is then created anew without the
+    warning about a lost instance."""
+    deck.polls_to_finish = 1
+    created = run(services["s3"], **s3_args("b1"))
+    deck.polls_to_finish = 2
+    gone = run(services["s3"], wait=False, resource_name="b1", state="deleted")
+    assert gone["operations"] == ["delete"] and gone["operation"]["finished"] is False
+    saved = record(state_path, "s3", "b1")
+    assert saved["instance_uid"] == created["instance_uid"] and saved["operation"]["remove_record"] is True
+    deck._poll(deck.operations[gone["operation"]["uid"].lower()])  # it runs on in the cloud meanwhile
+    again = run(services["s3"], wait=False, **s3_args("b1"))  # and has finished when this run reads it
+    assert record(state_path, "s3", "b1")["instance_uid"] == again["instance_uid"] != created["instance_uid"]
+    assert again["operations"] == ["create"] and again["_warnings"] == []
