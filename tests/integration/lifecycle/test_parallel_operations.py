@@ -8,7 +8,10 @@ No wall-clock assertion.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +19,7 @@ import pytest
 from tests.emulator import EmulatorServer
 from tests.integration.lifecycle import deck
 from tests.integration.lifecycle.conftest import REALM, unique
-from tests.integration.modules.playbook import PlaybookRunner, write_calls
+from tests.integration.modules.playbook import BIN, REPO, PlaybookRunner, write_calls
 
 pytestmark = pytest.mark.slow
 
@@ -24,6 +27,7 @@ pytestmark = pytest.mark.slow
 # the overlap shows in the timestamps; the test's own wall time is about this plus the task starts.
 CREATE_SECONDS = 15.0
 SERVICES = {"redis": 91, "s3": 12, "flask": 89}
+EXAMPLE = REPO / "examples" / "parallel-create.yml"
 
 
 def stamp(text: str) -> datetime:
@@ -146,3 +150,22 @@ def test_check_mode_starts_nothing_and_gives_nothing_to_wait_for(emu: EmulatorSe
     assert [r["operations"] for r in planned] == [["create"]] * 3 and all(r["changed"] for r in planned)
     assert not waited.get("failed") and waited["operations"] == [] and waited["finished"] is True
     assert write_calls(emu.requests(since=seq)) == []
+
+
+def test_example_playbook_twice_leaves_nothing_running(tmp_path: Path) -> None:
+    """examples/parallel-create.yml creates and deletes its services side by side; run twice against one emulator it
+    passes both times without a warning, and the emulator holds no live instance afterwards."""
+    with EmulatorServer(seed=11, op_duration=0.2) as emu:
+        emu.configure(durations={"create": 2.0})
+        runner = PlaybookRunner(tmp_path, emu.endpoint, emu.token)
+        interpreter = f"ansible_python_interpreter={sys.executable}"
+        command = [str(BIN / "ansible-playbook"), "-i", "localhost,", "-e", interpreter, str(EXAMPLE)]
+        for attempt in (1, 2):
+            proc = subprocess.run(
+                command, cwd=tmp_path, env=runner.env(), capture_output=True, text=True, check=False, timeout=600
+            )
+            assert proc.returncode == 0, f"run {attempt}:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}"
+            assert "WARNING" not in proc.stderr, proc.stderr
+        creates = [o for o in emu.operations() if o["operation"] == "create"]
+        assert len(creates) == 8 and all(o["isSuccessful"] is True for o in creates)
+        assert [i["displayName"] for i in emu.instances() if not i.get("isDeleted")] == []
