@@ -13,7 +13,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operation_wait i
 
 # The collection's common options (so module_defaults of group/nubes.cloud.nubes apply), plus these; `wait` reads
 # by default, as kubernetes.core.k8s_info does: a group-wide `wait: false` must never turn the wait task into a read.
-OPTIONS = {
+ARGUMENT_SPEC = {
     "operation_uid": {"type": "str"},
     "operations": {"type": "raw"},
     "wait": {"type": "bool", "default": False},
@@ -22,7 +22,7 @@ OPTIONS = {
 
 def main() -> None:
     module = AnsibleModule(
-        argument_spec=argument_spec(OPTIONS),
+        argument_spec=argument_spec(ARGUMENT_SPEC),
         supports_check_mode=True,
         required_one_of=[["operation_uid", "operations"]],
         mutually_exclusive=[["operation_uid", "operations"]],

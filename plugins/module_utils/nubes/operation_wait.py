@@ -132,7 +132,8 @@ def describe(operation: Operation, name: str) -> Dict[str, Any]:
 
 
 class OperationWaiter:
-    """Reads the operations once and, with wait, waits for the unfinished ones under one deadline."""
+    """Reads the operations once and, with wait, waits for the unfinished ones under one deadline: wait_timeout,
+    else the longest timeout the starting tasks reported (P8: theirs, else the service's for the operation)."""
 
     def __init__(self, api: DeckApi, executor: OperationExecutor) -> None:
         self.api = api

@@ -131,8 +131,8 @@ def test_a_finished_failure_fails_also_when_only_reading(
 def test_timeout_is_one_deadline_and_defaults_to_the_results(
     run: RunFactory, services: Dict[str, Any], deck: FakeDeck, clock: FakeClock, info: Any
 ) -> None:
-    """The operations' own timeouts (from the results) bound the wait by default; wait_timeout bounds all of them
-    together, and the error names each one that did not finish."""
+    """P8: the operations' own timeouts (from the results) bound the wait by default; wait_timeout bounds all of
+    them together, and the error names each one that did not finish."""
     deck.polls_to_finish = 10**6
     results = started(run, services, ["b1", "b2"])
     for each in results:
