@@ -825,7 +825,31 @@ def merge(block: str) -> str:
     return "# Benchmarks\n\n" + block + "\n" + text
 
 
-def splice_area(text: str, area: str, data: Dict[str, Dict[str, Any]]) -> str:
+def _refresh_load(block: str, area: str, content: Dict[str, Any]) -> str:
+    """The machine section's load-average entry of `area` (added, or replaced), areas in name order."""
+    marker, end = "at the end of each area: ", ". Absolute times"
+    for line in block.split("\n"):
+        if line.startswith("- The machine is shared") and marker in line and end in line:
+            before, _sep, rest = line.partition(marker)
+            entries, _sep, after = rest.partition(end)
+            by_area = {entry.split(" ", 1)[0]: entry for entry in entries.split("; ") if entry}
+            loads = ", ".join(str(x) for x in content["machine"]["load_average"])
+            by_area[area] = f"{area} {loads}" + (" (quick)" if content.get("quick") else "")
+            joined = "; ".join(by_area[name] for name in sorted(by_area))
+            return block.replace(line, before + marker + joined + end + after)
+    return block
+
+
+def _refresh_analysis(block: str, analysis: str) -> str:
+    """The hand-written analysis (bench/analysis.md) between the targets table and the first area section."""
+    start = block.find("\n### What limits the targets that are missed")
+    end = block.find("\n## ", start + 1)
+    if not analysis or start < 0 or end < 0:
+        return block
+    return block[:start] + analysis.rstrip("\n") + "\n" + block[end:]
+
+
+def splice_area(text: str, area: str, data: Dict[str, Dict[str, Any]], analysis: str = "") -> str:
     """`text` (docs/benchmarks.md) with one area's section and target rows replaced, or added when missing; every
     other figure stays as published (the areas whose bench/results/*.json this checkout does not have)."""
     head, _sep, rest = text.partition(BEGIN)
@@ -853,7 +877,12 @@ def splice_area(text: str, area: str, data: Dict[str, Dict[str, Any]]) -> str:
         else:
             lines.insert(last, row)
             last += 1
-    return head + BEGIN + "\n".join(lines) + END + tail
+    return head + BEGIN + _refresh_analysis(_refresh_load("\n".join(lines), area, data[area]), analysis) + END + tail
+
+
+def read_analysis() -> str:
+    path = ROOT / "bench" / "analysis.md"
+    return "\n" + path.read_text(encoding="utf-8") if path.exists() else ""
 
 
 def main() -> int:
@@ -876,13 +905,11 @@ def main() -> int:
             if area not in data or area not in dict(SECTIONS):
                 print(f"bench/report.py: no results or no section for area {area!r}", file=sys.stderr)
                 return 1
-            text = splice_area(text, area, data)
+            text = splice_area(text, area, data, read_analysis())
         DOC.write_text(text, encoding="utf-8")
         print(f"bench: updated {', '.join(areas)} in {DOC.relative_to(ROOT)}")
         return 0
-    analysis_path = ROOT / "bench" / "analysis.md"
-    analysis = "\n" + analysis_path.read_text(encoding="utf-8") if analysis_path.exists() else ""
-    DOC.write_text(merge(render(data, analysis)), encoding="utf-8")
+    DOC.write_text(merge(render(data, read_analysis())), encoding="utf-8")
     print(
         f"bench: wrote {DOC.relative_to(ROOT)} and {len(list(CHARTS.glob('*.png')))} charts"
         f" in {CHARTS.relative_to(ROOT)}"
