@@ -71,7 +71,7 @@ def _uid(value: Any, where: str) -> Wanted:
         raise InputError(
             f"{where} must be an operation UUID (8-4-4-4-12 hex digits), got {str(value)[:80]!r}: give the "
             "`operation.uid` of an earlier task's result, or the registered result itself, as a template "
-            "(operations: \"{{ [result1, result2] }}\"; a bare name in a list is only a string)"
+            '(operations: "{{ [result1, result2] }}"; a bare name in a list is only a string)'
         )
     return Wanted(str(value).strip(), where)
 
