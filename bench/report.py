@@ -471,8 +471,8 @@ def parallel_section(par: Dict[str, Any]) -> str:
         " from its first task's start to its last task's result (the bench callback; ansible-playbook's own start-up,"
         " the same for every play, is in the last column). *Parallel* starts the three with `wait: false` and waits"
         " with one `nubes.cloud.operation_info` task (`wait: true`); the three `ansible.builtin.ping` tasks are what"
-        f" three task starts cost Ansible itself on the machine at that time (`bench/parallel_bench.py`,"
-        f" {par['rounds']} rounds).\n\n"
+        " three task starts cost Ansible itself on the machine at that time. Measured by `make bench-parallel`"
+        f" (`bench/parallel_bench.py`, {par['rounds']} rounds; `BENCH_QUICK=1`: 3).\n\n"
     ]
     rows = [
         ["one create (waiting)", span(f["one_span"], " s"), span(f["one_wall"], " s")],
