@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
+from ansible_collections.nubes.cloud.plugins.modules import postgres
 from tests.emulator import EmulatorServer
 from tests.integration.lifecycle import deck
-from tests.integration.lifecycle.conftest import REALM, unique
+from tests.integration.lifecycle.conftest import REALM, in_process, unique
 from tests.integration.modules.playbook import BIN, REPO, PlaybookRunner, write_calls
 
 pytestmark = pytest.mark.slow
@@ -169,3 +170,32 @@ def test_example_playbook_twice_leaves_nothing_running(tmp_path: Path) -> None:
         creates = [o for o in emu.operations() if o["operation"] == "create"]
         assert len(creates) == 8 and all(o["isSuccessful"] is True for o in creates)
         assert [i["displayName"] for i in emu.instances() if not i.get("isDeleted")] == []
+
+
+def test_subresource_wait_false_in_flight_then_waited(
+    emu: EmulatorServer, playbook: PlaybookRunner, tmp_path: Path, s3_uids: list[str]
+) -> None:
+    """Sub-resource modules too (P17, P27): create_user with wait=false returns once it runs; the same task again
+    reports it in flight and writes nothing; operation_info given its uid waits; one user, one create_user."""
+    parent = in_process(
+        emu, postgres, tmp_path / "parent.json", resource_name=unique("par-pg"), s3_uid=s3_uids[0], resource_realm=REALM
+    )["instance_uid"]
+    user = {"parent_instance_uid": parent, "username": "app", "password": "Parallel-Pass-1", "wait": False}
+    emu.clock.freeze()  # the operation stays in flight while both tasks run
+    try:
+        seq = emu.last_seq
+        started, again = playbook.run([{"nubes.cloud.postgres_user": user}] * 2)
+        writes = [(w["method"], w["path"]) for w in write_calls(emu.requests(since=seq))]
+    finally:
+        emu.clock.unfreeze()
+    assert started["operations"] == ["create_user"] and started["operation"]["finished"] is False
+    assert again["decision"] == "in_flight" and again["changed"] is False
+    assert again["operation"]["uid"] == started["operation"]["uid"]
+    runs = [w for w in writes if w[1].endswith("/run")]
+    assert [w for w in writes if w[1] == "/instanceOperations"] == [("POST", "/instanceOperations")] and len(runs) == 1
+    waited = playbook.one("operation_info", {"operation_uid": started["operation"]["uid"], "wait": True})
+    assert waited["operations"][0]["status"] == "succeeded" and waited["operations"][0]["instance_uid"] == parent
+    users = [u for u in deck.instance(emu, parent)["state"]["subresources"]["user"] if u["username"] == "app"]
+    assert len(users) == 1
+    ops = [o for o in emu.operations() if o["instanceUid"].lower() == parent.lower()]
+    assert [o["operation"] for o in ops].count("create_user") == 1
