@@ -199,3 +199,21 @@ def test_subresource_wait_false_in_flight_then_waited(
     assert len(users) == 1
     ops = [o for o in emu.operations() if o["instanceUid"].lower() == parent.lower()]
     assert [o["operation"] for o in ops].count("create_user") == 1
+
+
+def test_operation_info_takes_the_groups_module_defaults(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
+    """operation_info is in the `nubes` action group: module_defaults of group/nubes.cloud.nubes reach it (here an
+    api_endpoint in the legacy proxy form, which the emulator's request log tells apart from the gateway form the
+    environment names)."""
+    name = unique("par-group")
+    started = playbook.one("s3", {"resource_name": name, "display_name": name, "resource_realm": REALM, "wait": False})
+    uid = started["operation"]["uid"]
+    seq = emu.last_seq
+    task = {
+        "nubes.cloud.operation_info": {"operation_uid": uid, "wait": True},
+        "module_defaults": {"group/nubes.cloud.nubes": {"api_endpoint": emu.legacy_endpoint, "wait_timeout": 120}},
+    }
+    (waited,) = playbook.run([task])
+    assert not waited.get("failed"), waited.get("msg")
+    reads = [r for r in emu.requests(since=seq) if uid in r["path"].lower()]
+    assert reads and {r["form"] for r in reads} == {"legacy"}
