@@ -192,11 +192,20 @@ def _outputs_lines(spec: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
+_WAIT_FALSE_OUTPUTS = (
+    "With O(wait=false) they are the instance's outputs when the task returns, before the operation has changed them"
+    " (none yet for a create): read them again once it has finished."
+)
+_WAIT_FALSE_STATUS = " With O(wait=false), as read right after the operation was started (for example V(creating))."
+
+
+def _instance_return(spec: dict[str, Any], starts_operations: bool = True) -> dict[str, Any]:
+    """`instance` of the result; `starts_operations`: the module runs operations (wait=false notes), not info."""
     outputs: dict[str, Any] = {
         "description": [
             "The instance outputs (C(instance.state.out) of the API) by output code; secret outputs are omitted"
             + (" unless O(return_secrets=true)." if any(o["secret"] for o in spec["outputs"]) else "."),
+            *([_WAIT_FALSE_OUTPUTS] if starts_operations else []),
             "Read a dotted code with brackets, for example C(result.outputs['vault.url']).",
             *_outputs_lines(spec),
         ],
@@ -218,7 +227,7 @@ def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
             },
             "status": {
                 "description": "Normalised status: missing, creating, running, suspended, deleted, not_created,"
-                " pending or failed.",
+                " pending or failed." + (_WAIT_FALSE_STATUS if starts_operations else ""),
                 "returned": "always",
                 "type": "str",
                 "sample": "running",
@@ -252,14 +261,30 @@ _OPERATIONS_RETURN = {
     "sample": ["create"],
 }
 _OPERATION_RETURN = {
-    "description": "The last API operation started by the task; with O(wait=false) it may still run.",
-    "returned": "when the task started an operation",
+    "description": [
+        "The last API operation the task started. With O(wait=false) it still runs when the task returns"
+        " (RV(operation.finished=false)); pass the registered result to M(nubes.cloud.operation_info) to wait for it.",
+        "With O(wait=false), when the operation an earlier run of this task started still runs, that one"
+        " (RV(decision=in_flight)).",
+    ],
+    "returned": "when the task started an operation, or found its own earlier one still running",
     "type": "dict",
     "contains": {
         "uid": {"description": "UUID of the API operation.", "returned": "always", "type": "str"},
         "name": {"description": "Operation name, for example V(create).", "returned": "always", "type": "str"},
         "finished": {"description": "Whether the operation has finished.", "returned": "always", "type": "bool"},
-        "duration": {"description": "Seconds spent waiting for it.", "returned": "always", "type": "float"},
+        "duration": {
+            "description": "Seconds the operation ran, as the API reports it; V(null) while it runs.",
+            "returned": "always",
+            "type": "float",
+        },
+        "timeout": {
+            "description": "Seconds a wait for this operation may take: O(wait_timeout), else the service's timeout"
+            " for the operation (C(config/operation_timeouts.json)). M(nubes.cloud.operation_info) waits that long"
+            " by default.",
+            "returned": "always",
+            "type": "int",
+        },
     },
 }
 _DIAGNOSTICS_RETURN = {
@@ -269,9 +294,9 @@ _DIAGNOSTICS_RETURN = {
 }
 
 
-def _top_level_instance_returns(spec: dict[str, Any], returned: str) -> dict[str, Any]:
+def _top_level_instance_returns(spec: dict[str, Any], returned: str, starts_operations: bool = True) -> dict[str, Any]:
     """The instance's main fields repeated at the top level of the result (as the core returns them)."""
-    outputs = dict(_instance_return(spec)["contains"]["outputs"])
+    outputs = dict(_instance_return(spec, starts_operations)["contains"]["outputs"])
     outputs["returned"] = returned
     return {
         "instance_uid": {"description": "UUID of the instance.", "returned": returned, "type": "str"},
@@ -406,7 +431,8 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
         "decision": {
             "description": "The lifecycle decision taken, for example V(create), V(modify), V(resume+modify), V(adopt),"
             " V(suspend), V(delete), V(forget) (removed from the state store only; the instance keeps running),"
-            " V(none).",
+            " V(in_flight) (O(wait=false): the operation an earlier run of this task started still runs; nothing was"
+            " started), V(none).",
             "returned": "always",
             "type": "str",
         },
@@ -500,7 +526,8 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
         "operations": {**_OPERATIONS_RETURN, "sample": [sub["operations"]["create"]]},
         "operation": _OPERATION_RETURN,
         "decision": {
-            "description": f"The decision taken, for example V({sub['operations']['create']}), V(adopt), V(none).",
+            "description": f"The decision taken, for example V({sub['operations']['create']}), V(adopt),"
+            " V(in_flight) (O(wait=false): this task's earlier operation still runs; nothing was started), V(none).",
             "returned": "always",
             "type": "str",
         },
@@ -582,7 +609,7 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
             }
         )
     found = "when O(resource_name) or O(instance_uid) names one instance that was found"
-    view = _instance_return(spec)
+    view = _instance_return(spec, starts_operations=False)
     returns = {
         "exists": {
             "description": "Whether a live instance was found (a list: whether RV(instances) is not empty).",
@@ -599,7 +626,7 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
             "elements": "dict",
             "contains": view["contains"],
         },
-        **_top_level_instance_returns(spec, found),
+        **_top_level_instance_returns(spec, found, starts_operations=False),
         "subresources": {
             "description": "Sub-resources of the instance by kind, each a list of param maps (secrets omitted).",
             "returned": found,

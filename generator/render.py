@@ -29,6 +29,9 @@ README_BEGIN = "<!-- BEGIN GENERATED MODULE LIST -->"
 README_END = "<!-- END GENERATED MODULE LIST -->"
 _TEXT_KEYS = frozenset({"service_man", "label", "man"})
 _DOCS_ONLY_KEYS = frozenset({"service_title", "test_service"})  # top-level spec keys only the docs use
+# Hand-written modules that take the common options (doc fragment nubes.cloud.common): members of the `nubes` action
+# group like the generated ones, so module_defaults for group/nubes.cloud.nubes reach them too.
+GROUP_MEMBERS_BY_HAND = ("operation_info",)
 
 
 def spec_path(name: str) -> str:
@@ -307,6 +310,11 @@ def check_module_names(specs: list[dict[str, Any]], all_models: list[list[Module
     owners: dict[str, str] = {}
     for spec, models in zip(specs, all_models):
         for model in models:
+            if model.name in GROUP_MEMBERS_BY_HAND:
+                raise GeneratorError(
+                    f"service {spec['name']} would generate {model.name!r}, the name of a hand-written module: "
+                    "rename the service in config/services_list.txt"
+                )
             if model.name in owners:
                 raise GeneratorError(
                     f"module name {model.name!r} is generated twice (services {owners[model.name]} and "
@@ -342,7 +350,7 @@ def render_all(specs: list[dict[str, Any]], readme: str | None = None, *, requir
         files[f"{SERVICES_DIR}/{spec['name']}.py"] = render_service_data(spec)
     env = environment()
     files[INDEX_PATH] = env.get_template("index.md.j2").render(marker=MARKER, services=list(zip(specs, all_models)))
-    module_names = sorted(m.name for models in all_models for m in models)
+    module_names = sorted([m.name for models in all_models for m in models] + list(GROUP_MEMBERS_BY_HAND))
     files[RUNTIME_PATH] = env.get_template("runtime.yml.j2").render(
         marker=MARKER, modules=module_names, requires_ansible=requires_ansible
     )

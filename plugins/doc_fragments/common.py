@@ -44,14 +44,23 @@ options:
   wait:
     description:
       - Wait until the cloud operation has finished.
-      - With V(false) the module returns right after the operation was started, with its uid in RV(operation);
-        a later run of the same task waits for it and records the result.
+      - With V(false) the module returns as soon as the API has accepted and run the operation. The result's
+        C(operation) carries its uid (C(finished=false)); C(changed) is true; C(status) and C(outputs) are read
+        right after the start (a create shows V(creating), or V(not_created) until the API picks it up, and no
+        outputs yet). The state record notes the operation as in flight. M(nubes.cloud.operation_info) waits for
+        one or many such operations, so independent resources are created side by side.
+      - The next run of the same task finds that operation. With V(true) it waits for it and records what it
+        applied; with V(false), while it still runs, it only reports it (C(decision=in_flight),
+        C(changed=false)). It never starts a second one.
+      - A task that needs two operations (resume then modify, modify then redeploy) waits for the first one
+        with V(false) too, and returns once the last one runs.
     type: bool
     default: true
   wait_timeout:
     description:
       - How long to wait for one cloud operation, in seconds.
       - Defaults to the operation's timeout from C(config/operation_timeouts.json) for this service.
+      - Returned as C(operation.timeout), which M(nubes.cloud.operation_info) waits by default.
     type: int
   state_backend:
     description:

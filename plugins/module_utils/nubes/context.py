@@ -123,27 +123,11 @@ class TaskContext:
         self.check_mode = check_mode
         self.diff_mode = diff_mode
         self.warnings: List[str] = []
-        endpoint = params.get("api_endpoint")
-        token = params.get("api_token")
-        if not endpoint:
-            raise InputError("api_endpoint is not set: set the option or the NUBES_API_ENDPOINT environment variable")
-        if not token:
-            raise InputError("api_token is not set: set the option or the NUBES_API_TOKEN environment variable")
+        check_connection_options(params)
         check_uid_options(params)
         check_duration_options(params)
         self.options = TaskOptions.from_params(params, self.spec)
-        self.redactor = Redactor([token])
-        self.client = ApiClient(
-            ClientConfig(
-                endpoint,
-                token,
-                validate_certs=bool(params.get("validate_certs", True)),
-                ca_path=params.get("ca_path"),
-                timeout=float(params.get("request_timeout") or 60.0),
-            ),
-            redactor=self.redactor,
-            transport=transport,
-        )
+        self.client, self.redactor = connect(params, transport)
         self.api = DeckApi(self.client)
         self.executor = OperationExecutor(self.api, poller)
         self.operation_ids = OperationIds(self.api, self.spec)
@@ -216,6 +200,33 @@ class TaskContext:
             text = as_text(value)
             if text:
                 self.redactor.add(text)
+
+
+def check_connection_options(params: Mapping[str, Any]) -> None:
+    """api_endpoint and api_token are set (by the task, module_defaults or the environment)."""
+    if not params.get("api_endpoint"):
+        raise InputError("api_endpoint is not set: set the option or the NUBES_API_ENDPOINT environment variable")
+    if not params.get("api_token"):
+        raise InputError("api_token is not set: set the option or the NUBES_API_TOKEN environment variable")
+
+
+def connect(params: Mapping[str, Any], transport: Any = None) -> Tuple[ApiClient, Redactor]:
+    """The API client of the connection options (checked by check_connection_options), and the redactor that keeps
+    the token (and any secret added later) out of every message."""
+    token = params["api_token"]
+    redactor = Redactor([token])
+    client = ApiClient(
+        ClientConfig(
+            params["api_endpoint"],
+            token,
+            validate_certs=bool(params.get("validate_certs", True)),
+            ca_path=params.get("ca_path"),
+            timeout=float(params.get("request_timeout") or 60.0),
+        ),
+        redactor=redactor,
+        transport=transport,
+    )
+    return client, redactor
 
 
 def check_uid_options(params: Mapping[str, Any]) -> None:

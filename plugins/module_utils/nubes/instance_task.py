@@ -115,7 +115,7 @@ class InstanceTask(Task):
         )
 
     def find(self) -> None:
-        self.instance, self.live_uids, self.lost_uid, self.reusable = None, [], "", None
+        self.instance, self.live_uids, self.lost_uid, self.reusable, self.in_flight = None, [], "", None, ""
         self.record = records.normalise(self.ctx.store.get_instance(self.spec.name, self.ref.resource_name))
         uid = identity.recorded_uid(self.ref, self.record)  # K4a / K4b
         if self.forget_only():  # P29: not even read; the result names the uid it forgets
@@ -130,6 +130,8 @@ class InstanceTask(Task):
         if not self.ref.task_uid and (self.instance is None or not self.instance.live):
             self._lookup_by_name(uid)
         if self.instance is not None and self._own_record() and self.settle(self.instance):
+            if self.record is None:
+                self.lost_uid = ""  # its own delete (or destroy) finished: gone as asked, nothing was lost
             self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance
 
     def _lookup_by_name(self, recorded: str) -> None:
@@ -175,6 +177,7 @@ class InstanceTask(Task):
         return InstanceSituation(
             state=self.opts.state,
             status=status if self.status_read else MISSING,
+            in_flight=self.in_flight,
             busy=bool(instance is not None and instance.busy),
             available=instance.available_names() if instance is not None else None,
             foreign_service=foreign,
@@ -248,7 +251,9 @@ class InstanceTask(Task):
     def plan(self, decision: Decision) -> None:
         ops = decision.operations
         live = self.instance.params() if self.instance is not None and self.status_read else {}
-        if "create" in ops:
+        if decision.in_flight:  # P27: only reported; what the task wants is decided once that operation is done
+            self.before = self.after = {k: v for k, v in live.items() if k in self.converter.by_code}
+        elif "create" in ops:
             self.create_values = self.converter.for_create(dict(self.desired, **self.secrets))  # before any write
             self.before, self.after = {}, dict(self.create_values)
         elif self.opts.state == "present":
@@ -277,12 +282,13 @@ class InstanceTask(Task):
     # -- execution -------------------------------------------------------------------------------
 
     def execute(self, decision: Decision) -> None:
-        for operation in decision.operations:
+        final = len(decision.operations) - 1
+        for index, operation in enumerate(decision.operations):
             if operation == DELETE_PLACEHOLDER:
                 self.ctx.api.delete_instance(self._uid())
                 self.operations_run.append(operation)
-            elif not self._operation(operation):
-                break  # wait=false: return after starting it; the next run waits for it
+            elif not self._operation(operation, wait=self.opts.wait or index < final):
+                break  # wait=false: return once the last one runs (the ones before it are waited for)
         finished = self.last_operation is None or self.last_operation.finished
         if decision.record == RECORD_REMOVE and self.record is not None and finished:
             self.store(None)
@@ -291,8 +297,9 @@ class InstanceTask(Task):
         elif decision.record == RECORD_KEEP and self.reusable is not None and self.record is not None:
             self.store(records.settled(self.record, False))  # an abandoned draft: forget it
         last = decision.operations[-1] if decision.operations else ""
-        if last not in ("", "create", DELETE_PLACEHOLDER) and self.instance is not None and finished:
-            self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance  # status, outputs
+        if last not in ("", DELETE_PLACEHOLDER) and self.instance is not None and (last != "create" or not finished):
+            # status and outputs as they are now (with wait=false: right after the operation was started)
+            self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance
 
     def _present_record(self) -> records.Record:
         return records.present(
@@ -307,10 +314,10 @@ class InstanceTask(Task):
             raise NubesError("internal error: no instance to operate on; please report this bug")
         return self.instance.uid
 
-    def _operation(self, name: str) -> bool:
+    def _operation(self, name: str, wait: bool) -> bool:
         """Run one operation; False when it was only started (wait=false)."""
         if name == "create":
-            return self._create()
+            return self._create(wait)
         values: Dict[str, str] = {}
         secrets: Dict[str, str] = {}
         current: Dict[str, Optional[str]] = {}
@@ -321,7 +328,7 @@ class InstanceTask(Task):
         elif name == "redeploy" and self.opts.git_revision is not None:
             values = {self._revision_code(): self.opts.git_revision}
         revision = self.opts.git_revision if name in ("create", "redeploy") else None
-        return self._execute(name, values, secrets, revision, current)
+        return self._execute(name, values, secrets, revision, wait, current)
 
     def _execute(
         self,
@@ -329,21 +336,22 @@ class InstanceTask(Task):
         values: Dict[str, str],
         secrets: Dict[str, str],
         revision: Optional[str],
+        wait: bool,
         current: Optional[Dict[str, Optional[str]]] = None,
     ) -> bool:
         if self.instance is None:  # internal invariant (ansible-test forbids assert)
             raise NubesError("internal error: no instance to operate on; please report this bug")
         if self.record is None:  # adopting: the record starts with the operation (P27: a re-run waits for it)
             self.record = {"status": STATUS_PRESENT, "instance_uid": self.instance.uid}
-        return self.run_operation(self.instance, name, values, secrets, revision, current)
+        return self.run_operation(self.instance, name, values, secrets, revision, current, wait)
 
-    def _create(self) -> bool:
+    def _create(self, wait: bool) -> bool:
         """P20: POST /instances (K3: no id), the uid recorded at once, then the create operation on it."""
         if self.instance is None or self.instance.status in (DELETED, MISSING):
             self._new_instance()
         elif self.record is None or self.record.get("instance_uid") != self.instance.uid:
             self.store({**(self.record or {}), "status": STATUS_CREATING, "instance_uid": self.instance.uid})
-        finished = self._execute("create", self.create_values, self.secrets, self.opts.git_revision)
+        finished = self._execute("create", self.create_values, self.secrets, self.opts.git_revision, wait)
         if finished:
             instance = self.ctx.api.get_instance(self._uid())
             if instance is None or instance.status in (DELETED, NOT_CREATED):

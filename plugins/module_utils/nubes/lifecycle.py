@@ -5,8 +5,9 @@
 `decide(situation)` takes what the task found live (an :class:`InstanceSituation` or a
 :class:`SubSituation`) and names the operations to run, what to do with the record, and why (for the
 diagnostics, P30). Nothing is patched onto a decision afterwards. Rules: the seed's matrix P20-P29, key
-params P23, identity K1/K4a/K4b, convergence P16/P38/P14, sub-resources P13/P17/P28, busy instances P27,
-and real deletion (`state: deleted`, beyond the seed).
+params P23, identity K1/K4a/K4b, convergence P16/P38/P14, sub-resources P13/P17/P28, busy instances P27
+(this task's own operation still running: reported, never started twice), and real deletion (`state: deleted`,
+beyond the seed).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class InstanceSituation:
 
     state: str = "present"  # present | absent | deleted
     status: str = MISSING  # the live status (models.*); MISSING when nothing was found
+    in_flight: str = ""  # P27: this record's own operation, still running and not waited for (wait=false)
     busy: bool = False  # an operation this task did not start is pending or running (P27)
     available: Optional[Tuple[str, ...]] = None  # availableOperations of the live instance, when the API said
     foreign_service: str = ""  # K4a: the live instance belongs to this other service
@@ -71,6 +73,7 @@ class SubSituation:
     key_option: str
     state: str = "present"
     parent_status: str = RUNNING
+    in_flight: str = ""  # P27: this record's own operation on the parent, still running (wait=false)
     parent_busy: bool = False
     foreign_service: str = ""  # K4a: the parent uid names an instance of this other service
     parent_pending: bool = False  # check mode: the parent would be created by an earlier task (issue 16)
@@ -97,11 +100,14 @@ class Decision:
     choices: Tuple[str, ...] = ()
     warning: str = ""
     rule: str = ""
+    in_flight: bool = False  # P27: nothing is started; the task reports its own operation that still runs
 
     @property
     def action(self) -> str:
         if self.error:
             return "error"
+        if self.in_flight:
+            return "in_flight"
         if self.operations:
             return "+".join(self.operations)
         return {RECORD_WRITE: "adopt", RECORD_REMOVE: "forget"}.get(self.record, "none")
@@ -119,6 +125,8 @@ def _error(reason: str, rule: str, flag: Optional[str] = None, choices: Tuple[st
 
 
 def decide(s: Situation) -> Decision:
+    if s.in_flight:
+        return _in_flight(s.in_flight)
     if isinstance(s, SubSituation):
         return decide_subresource(s)
     if s.state == "present":
@@ -146,6 +154,19 @@ def _busy(status: str, flag: Optional[str] = None) -> Decision:
 def _unmanaged(reason: str, job: str) -> str:
     """A live resource without a record: in a job whose file state dies with its pod, the record is likely lost."""
     return f"{reason}; {lost_record_hint(job)}" if job else reason
+
+
+def _in_flight(operation: str) -> Decision:
+    """P27 with wait=false: the operation an earlier run of this task started is still running. It is reported, not
+    waited for, and nothing is started next to it (P16: a re-run never starts a second one); once it has finished,
+    the next run goes on from the live state."""
+    return Decision(
+        reason=f"the {operation} operation an earlier run of this task started is still running; wait=false: it is "
+        "reported, not waited for, and nothing else is started (wait for it with nubes.cloud.operation_info, or "
+        "re-run with wait=true)",
+        rule="P27",
+        in_flight=True,
+    )
 
 
 def _key_mismatch(s: InstanceSituation, flag: str) -> Decision:

@@ -31,16 +31,26 @@ POLL_CAP = 5.0
 
 
 class OperationResult:
-    """The operation's uid, name, whether it finished, and its duration (seconds) when known."""
+    """The operation's uid, name, whether it finished, its duration (seconds) when known, and the timeout a wait for
+    it takes (wait_timeout, else the service's, P8: `nubes.cloud.operation_info` waits that long by default)."""
 
-    def __init__(self, uid: str, name: str, finished: bool, duration: Optional[float] = None) -> None:
+    def __init__(
+        self, uid: str, name: str, finished: bool, duration: Optional[float] = None, timeout: Optional[int] = None
+    ) -> None:
         self.uid = uid
         self.name = name
         self.finished = finished
         self.duration = duration
+        self.timeout = timeout
 
     def as_dict(self) -> Dict[str, object]:
-        return {"uid": self.uid, "name": self.name, "finished": self.finished, "duration": self.duration}
+        return {
+            "uid": self.uid,
+            "name": self.name,
+            "finished": self.finished,
+            "duration": self.duration,
+            "timeout": self.timeout,
+        }
 
 
 class Poller:

@@ -16,7 +16,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import digest
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_PRESENT, new_salt
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
+    STATUS_CREATING,
+    STATUS_PRESENT,
+    new_salt,
+)
 
 Record = Dict[str, Any]
 
@@ -68,9 +72,15 @@ def secrets_to_set(record: Optional[Mapping[str, Any]], secrets: Mapping[str, st
 
 
 def started(
-    record: Optional[Mapping[str, Any]], op_uid: str, name: str, secrets: Mapping[str, str], revision: Optional[str]
+    record: Optional[Mapping[str, Any]],
+    op_uid: str,
+    name: str,
+    secrets: Mapping[str, str],
+    revision: Optional[str],
+    remove: bool = False,
 ) -> Record:
-    """The record once `name` was started: the operation, with the digests of the secrets it applies."""
+    """The record once `name` was started: the operation, with the digests of the secrets it applies, and whether
+    its success ends the record (a delete or a destroy: a later run, after `wait: false`, then removes it)."""
     result = dict(record or {})
     seed = salt(result) or new_salt()
     result["salt"] = seed
@@ -82,18 +92,24 @@ def started(
     }
     if revision is not None:
         operation["git_revision"] = revision
+    if remove:
+        operation["remove_record"] = True
     result["operation"] = operation
     return result
 
 
 def settled(record: Mapping[str, Any], succeeded: bool) -> Record:
-    """The record once its operation finished: on success what it applied is merged in; either way it is done."""
+    """The record once its operation finished: on success what it applied is merged in (and a resource that was
+    being created is present: a later run, after `wait: false`, has nothing left to record); either way it is
+    done."""
     result = dict(record)
     operation = dict(result.get("operation") or {})
     if succeeded:
         result["digests"] = dict(result.get("digests") or {}, **(operation.get("digests") or {}))
         if "git_revision" in operation:
             result["git_revision"] = operation["git_revision"]
+        if result.get("status") == STATUS_CREATING:
+            result["status"] = STATUS_PRESENT
     operation["done"] = True
     operation.pop("digests", None)
     result["operation"] = operation

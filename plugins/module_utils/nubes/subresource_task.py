@@ -125,6 +125,7 @@ class SubresourceTask(Task):
         self.record = record
 
     def find(self) -> None:
+        self.in_flight = ""
         self.record = records.normalise(
             self.ctx.store.get_sub(self.spec.name, self.ref.parent_uid, self.sub.name, self.key)
         )
@@ -160,6 +161,7 @@ class SubresourceTask(Task):
             key_option=self.sub.key,
             state=self.opts.state,
             parent_status=(parent.status if parent is not None and parent.live else MISSING),
+            in_flight=self.in_flight,
             parent_busy=bool(parent is not None and parent.busy),
             foreign_service=self.foreign_parent(),
             parent_pending=not self.ref.parent_uid,
@@ -197,7 +199,9 @@ class SubresourceTask(Task):
 
     def plan(self, decision: Decision) -> None:
         self.before = dict(self.current or {})
-        if self.opts.state == "absent":
+        if decision.in_flight:  # P27: only reported; what the task wants is decided once that operation is done
+            self.after = dict(self.before)
+        elif self.opts.state == "absent":
             self.after = {}
         elif decision.operations == (self.sub.create,):
             self.after = dict(self.converter.for_create(dict(self.desired, **self.secrets)))  # before any write
@@ -205,7 +209,7 @@ class SubresourceTask(Task):
             self.after = dict(self.before)
             self.after.update(self.desired)
             self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
-        self.exists_after = self.opts.state == "present"
+        self.exists_after = self.current is not None if decision.in_flight else self.opts.state == "present"
         self.changed = (
             bool(decision.operations)
             or decision.record == RECORD_WRITE

@@ -14,9 +14,14 @@ from typing import Any, ContextManager, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, OperationFailedError
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import Decision, Situation, decide
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
+    RECORD_REMOVE,
+    Decision,
+    Situation,
+    decide,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult, check_success
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record, open_operation, settled, started
 
 
@@ -41,6 +46,8 @@ class Task:
         self.changed = False
         self.diagnostics = ""
         self.reusable: Optional[Dict[str, Any]] = None  # this record's operation that was never started
+        self.in_flight = ""  # P27: the name of this record's operation that still runs and is not waited for
+        self.decision: Optional[Decision] = None  # what run_task decided (set before plan and execute)
 
     def lock(self) -> ContextManager[None]:
         raise NotImplementedError
@@ -78,9 +85,11 @@ class Task:
     # -- shared steps ----------------------------------------------------------------------------
 
     def settle(self, instance: Optional[Instance]) -> bool:
-        """P27: the operation this record itself started (an interrupted or `wait: false` run of this task) is
-        waited for; on success what it applied is recorded. An operation that was never run is kept to be reused.
-        Returns whether it waited (the caller then reads the instance again: the operation may have changed it)."""
+        """P27: the operation this record itself started (an interrupted or `wait: false` run of this task). With
+        wait=true it is waited for, and on success what it applied is recorded. With wait=false, while it still
+        runs, it is only reported (`in_flight`): nothing is started next to it, so a re-run never starts a second
+        one (P16). An operation that was never run is kept to be reused. Returns whether it waited (the caller then
+        reads the instance again: the operation may have changed it)."""
         operation = open_operation(self.record)
         if operation is None or self.record is None:
             return False
@@ -91,13 +100,20 @@ class Task:
             if name != "create":
                 self.ctx.warn(f"the earlier {name} operation ({uid}) was never started; it is applied now")
             return False
+        if not current.finished and not self.ctx.options.wait:
+            self.in_flight = name
+            self.last_operation = OperationResult(uid, name, False, timeout=self.ctx.timeout(name))
+            return False
         try:
-            self.ctx.executor.wait(uid, name, self.ctx.timeout(name))
+            if current.finished:
+                check_success(current, name)
+            else:
+                self.ctx.executor.wait(uid, name, self.ctx.timeout(name))
         except OperationFailedError as exc:
             self.ctx.warn(f"the earlier {name} operation did not succeed: {exc.msg}")
             self.store(settled(self.record, False))
         else:
-            self.store(settled(self.record, True))
+            self.store(None if operation.get("remove_record") else settled(self.record, True))  # a destroy: done
         return instance is not None
 
     def run_operation(
@@ -108,28 +124,34 @@ class Task:
         secrets: Mapping[str, str],
         revision: Optional[str] = None,
         current: Optional[Mapping[str, Optional[str]]] = None,
+        wait: Optional[bool] = None,
     ) -> bool:
         """Run one operation on `instance` (P38: `values`, then `current` for the rest); the record notes it before
-        it runs (crash safety, P27) and what it applied once it succeeded. False when only started (wait=false)."""
+        it runs (crash safety, P27) and what it applied once it succeeded. `wait` (default: the task's option) False
+        returns once the API has accepted and run it; the result is then False (started, not finished)."""
         base = self.record or {}
         reuse = self.reusable if self.reusable and self.reusable.get("name") == name else None
 
+        remove = self.decision is not None and self.decision.record == RECORD_REMOVE
+
         def on_created(op_uid: str) -> None:
-            self.store(started(base, op_uid, name, secrets, revision))
+            self.store(started(base, op_uid, name, secrets, revision, remove))
 
         op_id = self.ctx.operation_ids.resolve(name, instance)  # issue 14: by name, from the API
         reuse_uid = str(reuse["uid"]) if reuse else None
         op_uid = self.ctx.executor.start(instance.uid, name, op_id, dict(values), on_created, reuse_uid, current)
         self.operations_run.append(name)
-        if not self.ctx.options.wait:
-            self.last_operation = OperationResult(op_uid, name, False)
+        timeout = self.ctx.timeout(name)
+        if not (self.ctx.options.wait if wait is None else wait):
+            self.last_operation = OperationResult(op_uid, name, False, timeout=timeout)
             return False
         try:
-            self.last_operation = self.ctx.executor.wait(op_uid, name, self.ctx.timeout(name))
+            self.last_operation = self.ctx.executor.wait(op_uid, name, timeout)
         except OperationFailedError:
             if self.record is not None:
                 self.store(settled(self.record, False))
             raise
+        self.last_operation.timeout = timeout
         if self.record is not None:
             self.store(settled(self.record, True))
         return True
@@ -142,6 +164,7 @@ def run_task(task: Task) -> Dict[str, Any]:
         for attempt in (1, 2):
             task.find()
             decision = decide(task.situation())
+            task.decision = decision
             task.diagnostics = task.describe(decision)
             if decision.error:
                 raise NubesError(task.refusal(decision), diagnostics=task.diagnostics)

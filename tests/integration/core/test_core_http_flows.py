@@ -147,10 +147,12 @@ def test_subresource_create_modify_delete(task: RunTask, specs: Dict[str, Any], 
 
 
 def test_wait_false_returns_after_run(task: RunTask, specs: Dict[str, Any], emu: Any, name: str) -> None:
-    """wait=false: return right after `run` with the operation uid; the next run waits and records."""
+    """wait=false: return right after `run` with the operation uid, and the instance as read then (its status);
+    the next run waits and records."""
     result, log = task(specs["s3"], wait=False, **s3_args(name))
     assert result["operation"]["uid"] and not result["operation"]["finished"]
-    assert shape(log) == create_flow(12, 2)[:-2]
+    assert shape(log) == [*create_flow(12, 2)[:-2], "GET /instances/<uid>"]
+    assert result["status"] in ("creating", "not_created")
     assert recorded(task, "s3", name)["status"] == "creating"
     done, _log = task(specs["s3"], **s3_args(name))
     assert done["status"] == "running"

@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from generator import pipeline
-from generator.render import render_all, service_literal
+from generator.errors import GeneratorError
+from generator.render import GROUP_MEMBERS_BY_HAND, render_all, service_literal
 from generator.spec_io import load_spec
 from generator.workspace import Workspace
 from tests.unit.generator.catalogue import GATEWAY, TOKEN, FakeDeckApi
@@ -242,12 +243,35 @@ def test_index_links_every_module_to_existing_pages(rendered: tuple[Workspace, d
 
 
 def test_runtime_yml_action_group(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
-    """meta/runtime.yml: requires_ansible (the oldest line of config/ansible_core_versions.txt) and the `nubes`
-    action group listing every generated module."""
+    """meta/runtime.yml: requires_ansible (the oldest line of config/ansible_core_versions.txt) and the `nubes` action group listing every generated module and the
+    hand-written modules that take the common options (operation_info)."""
     files = rendered[2]
     runtime = yaml.safe_load(files["meta/runtime.yml"])
-    modules = sorted(Path(p).stem for p in files if p.startswith("plugins/modules/") and p.endswith(".py"))
-    assert runtime == {"requires_ansible": ">=2.16.0", "action_groups": {"nubes": modules}}
+    modules = [Path(p).stem for p in files if p.startswith("plugins/modules/") and p.endswith(".py")]
+    expected = sorted(modules + list(GROUP_MEMBERS_BY_HAND))
+    assert runtime == {"requires_ansible": ">=2.16.0", "action_groups": {"nubes": expected}}
+
+
+def test_hand_written_group_members_are_the_modules_with_the_common_options() -> None:
+    """Every hand-written module that documents the common options (doc fragment nubes.cloud.common) is in the
+    action group, and every hand-written member named there exists."""
+    with_common = set()
+    for path in (REPO / "plugins" / "modules").glob("*.yml"):
+        text = path.read_text(encoding="utf-8")
+        if "GENERATED" not in text.split("\n", 2)[1] and "- nubes.cloud.common" in text:
+            with_common.add(path.stem)
+    assert with_common == set(GROUP_MEMBERS_BY_HAND)
+    for name in GROUP_MEMBERS_BY_HAND:
+        assert (REPO / "plugins" / "modules" / f"{name}.py").is_file()
+
+
+def test_a_service_cannot_take_a_hand_written_modules_name(
+    rendered: tuple[Workspace, dict[str, Any], dict[str, str]],
+) -> None:
+    """A service whose modules would be named like a hand-written module fails the render (P47: fail fast)."""
+    spec = dict(rendered[1]["dummy"], name="operation")
+    with pytest.raises(GeneratorError, match="hand-written module"):
+        render_all([spec], requires_ansible=">=2.16.0")
 
 
 def test_render_uses_only_the_specs(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
