@@ -243,7 +243,8 @@ def test_index_links_every_module_to_existing_pages(rendered: tuple[Workspace, d
 
 
 def test_runtime_yml_action_group(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
-    """meta/runtime.yml: requires_ansible (the oldest line of config/ansible_core_versions.txt) and the `nubes` action group listing every generated module and the
+    """meta/runtime.yml: requires_ansible (the oldest line of config/ansible_core_versions.txt) and the `nubes`
+    action group listing every generated module and the
     hand-written modules that take the common options (operation_info)."""
     files = rendered[2]
     runtime = yaml.safe_load(files["meta/runtime.yml"])
