@@ -2,6 +2,8 @@
 EMULATOR_ARGS ?=
 # integration-opid: what the emulator adds to every svcOperationId (far above every catalogue id)
 OPID_OFFSET ?= 100000
+# make test runs the module tests once more in that mode (issue 14: no module depends on a spec's operation id)
+INTEGRATION_TARGETS += integration-opid
 
 .PHONY: emulator emulator-test emulator-lint emulator-bench integration-opid
 
