@@ -145,10 +145,10 @@ seealso:
 """
 
 EXAMPLES = r"""
+# Each example below is its own inventory file, named in its first comment.
 # inventory.nubes.yml - every live instance; endpoint and token from NUBES_API_ENDPOINT / NUBES_API_TOKEN.
 plugin: nubes.cloud.nubes
 
----
 # prod.nubes.yml - running databases only, grouped by realm and by an output, with a cache.
 plugin: nubes.cloud.nubes
 services: [postgres, redis, 92]
@@ -170,7 +170,6 @@ cache_plugin: ansible.builtin.jsonfile
 cache_connection: ~/.cache/nubes-inventory
 cache_timeout: 600
 
----
 # list.nubes.yml - the fastest listing: no instance details, host names prefixed with the service.
 plugin: nubes.cloud.nubes
 instance_details: false
@@ -182,7 +181,6 @@ keyed_groups:
   - key: status
     prefix: nubes
 
----
 # Token from a vaulted variable file passed with -e @secrets.yml, endpoint written here.
 plugin: nubes.cloud.nubes
 api_endpoint: https://lk-api-gateway.ngcloud.ru/api/v1/svc
