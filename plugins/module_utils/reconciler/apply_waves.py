@@ -253,6 +253,10 @@ def _write_or_check(
     if not terminating(live) and stale and not both_once:
         body = writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx)
         written = writer.update(ctx.api, res, body, live, item.updatePolicy, ctx)
+        if written is None and ctx.dry_run:
+            # Recreate in check mode: the dry-run DELETE persists nothing, so the create that follows it in a real
+            # run is never sent; the diff shows the object as it would be created again, not as removed.
+            written = body
         ctx.observe("updated" if is_ours(ctx, live) else "adopted", desired.describe(), live, written)
         item.phase = c.PHASE_UPDATING
         item.lastAppliedAt = now

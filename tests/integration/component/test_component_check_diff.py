@@ -84,3 +84,44 @@ def test_diff_mode_shows_changed_objects_with_masked_secrets(ansible: Ansible, k
     assert "n3w-p4ssw0rd-value" not in run.stdout
     assert "bjN3LXA0c3N3MHJkLXZhbHVl" not in run.stdout  # base64 of the new password
     assert "managedFields" not in str(after[deployment]["metadata"])
+
+
+RECREATED = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ name }}-job-settings
+  annotations:
+    component.nubes.cloud/update-policy: recreate
+data:
+  message: {{ values.message | to_json }}
+"""
+
+
+def test_check_diff_shows_a_recreated_object_created_again(
+    ansible: Ansible, kubectl, kube_namespace: str
+) -> None:
+    """Check mode with update policy Recreate (a Helm hook's before-hook-creation): the object is reported as
+    created again with its new content, as the real run does, not as removed; the cluster keeps the old one."""
+    source = ansible.workdir / "recreated"
+    source.mkdir()
+    (source / "settings.yaml").write_text(RECREATED, encoding="utf-8")
+
+    def task(message: str) -> dict:
+        return component(kube_namespace, "web", source=str(source), source_kind="templates", spec={"message": message})
+
+    first = ansible.run([task("old")])[0]
+    assert not first.get("failed"), first.get("msg")
+    live = kubectl.json("get", "configmap", "web-job-settings", "-n", kube_namespace)
+    name = f"ConfigMap {kube_namespace}/web-job-settings"
+
+    planned = ansible.run([task("new")], check=True, diff=True)[0]
+    assert not planned.get("failed"), planned.get("msg")
+    assert planned["diff"]["before"][name]["data"]["message"] == "old"
+    assert planned["diff"]["after"][name]["data"]["message"] == "new"
+    after_check = kubectl.json("get", "configmap", "web-job-settings", "-n", kube_namespace)
+    assert after_check["metadata"]["uid"] == live["metadata"]["uid"] and after_check["data"]["message"] == "old"
+
+    applied = ansible.run([task("new")], diff=True)[0]
+    assert applied["diff"]["after"][name]["data"]["message"] == "new"
+    recreated = kubectl.json("get", "configmap", "web-job-settings", "-n", kube_namespace)
+    assert recreated["metadata"]["uid"] != live["metadata"]["uid"] and recreated["data"]["message"] == "new"
