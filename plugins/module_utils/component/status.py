@@ -8,7 +8,6 @@ digest (spec, source, placement, policies) changes, so observedGeneration/applie
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -73,6 +72,16 @@ class ComponentStatus:
         return data
 
 
+def _copied(value: Any) -> Any:
+    """A copy of a status value (lists of flat dicts at most two levels deep): the record hands out and keeps
+    values nobody else changes, without paying ``copy.deepcopy`` for a large inventory on every step."""
+    if isinstance(value, list):
+        return [dict(entry) if isinstance(entry, dict) else entry for entry in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
 STATUS_FIELDS = (
     "observedGeneration",
     "appliedGeneration",
@@ -109,8 +118,7 @@ class ComponentRecord:
 
     def status(self) -> Dict[str, Any]:
         """The status returned to the task (C5): every field, absent timestamps as null."""
-        data = {name: copy.deepcopy(getattr(self, name)) for name in STATUS_FIELDS}
-        return data
+        return {name: _copied(getattr(self, name)) for name in STATUS_FIELDS}
 
     def to_dict(self) -> Dict[str, Any]:
         """Persisted form (status fields plus generation and placement)."""
@@ -127,7 +135,7 @@ class ComponentRecord:
         record = cls()
         for name in (*STATUS_FIELDS, "generation", "placement", "createdNamespace"):
             if name in data and data[name] is not None:
-                setattr(record, name, copy.deepcopy(data[name]))
+                setattr(record, name, _copied(data[name]))
         return record
 
     def comparable(self) -> Dict[str, Any]:

@@ -14,7 +14,6 @@ nothing waits for readiness.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time, parse_time
@@ -318,7 +317,7 @@ def apply(inventory: List[InventoryItem], objects: Sequence[Any], ctx: EngineCon
         d.key: api.discovery.resource(d.group, d.version, d.kind) for d in desired
     }
     desired_by_key = {d.key: d for d in desired}
-    inv = WorkingInventory(copy.deepcopy(list(inventory)))
+    inv = WorkingInventory([item.copy() for item in inventory])
     digests = {d.key: item_digest(d.manifest, d.policies.reconcile_policy, ctx.component_digest) for d in desired}
 
     # Step 5: adoption checks for objects new to the inventory, then the new inventory.

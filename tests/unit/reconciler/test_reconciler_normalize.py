@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import copy
 from typing import Any, Dict, Optional
 
 import pytest
@@ -160,7 +161,19 @@ def test_unknown_type_served_by_apiservice_in_same_set() -> None:
 
 
 def test_input_is_not_mutated() -> None:
-    """C2: the caller's objects are treated as read-only."""
+    """C2: the caller's objects are treated as read-only, though only the levels normalisation changes are copied
+    (object, metadata, labels, annotations, Secret data): a run normalises the same objects at every step."""
     original = cm("a", labels={"component.nubes.cloud/owner-id": "x"})
     norm(original)
     assert original["metadata"]["labels"] == {"component.nubes.cloud/owner-id": "x"}
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "s", "resourceVersion": "7", "annotations": {"component.nubes.cloud/digest": "d"}},
+        "data": {"a": "YQ=="},
+        "stringData": {"b": "b"},
+    }
+    before = copy.deepcopy(secret)
+    first, second = norm(secret)[0], norm(secret)[0]
+    assert secret == before
+    assert first.manifest == second.manifest and first.manifest["data"] == {"a": "YQ==", "b": "Yg=="}
