@@ -18,9 +18,11 @@ from benchlib import summary
 
 
 def test_core_schedule_is_the_core_poller() -> None:
-    """The simulated core schedule is the core's own Poller: an immediate poll, then 0.25 s growing x1.6."""
+    """The simulated core schedule is the core's own Poller: an immediate poll, then every 10 % of the time waited
+    so far, at least 0.2 s (nubes/operations.py)."""
     polls = list(poll_simulation.core_polls(3.0))
-    assert polls[:5] == pytest.approx([0.0, 0.25, 0.65, 1.29, 2.314])
+    assert polls[:5] == pytest.approx([0.0, 0.2, 0.4, 0.6, 0.8])
+    assert polls[-2] - polls[-3] == pytest.approx(0.1 * polls[-3])  # past 2 s: 10 % of the time waited
 
 
 def test_fixed_interval_poller_sleeps_first() -> None:
