@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import regression
 from benchlib import BIN, ROOT, quick, save, summary
 
 BENCH = ROOT / "bench"
@@ -109,6 +110,9 @@ def run_area(area: str) -> None:
         subprocess.run([str(BIN / "python"), str(BENCH / "inventory_bench.py")], check=True)
     elif area == "component":
         subprocess.run([str(BIN / "python"), str(BENCH / "component_compare.py")], check=True)
+        failures = regression.check(area)  # > 20 % worse than bench/baselines/component.json fails the run
+        if failures:
+            raise RuntimeError("regressed against its baseline: " + "; ".join(failures))
     elif area == "generator":
         generator_area()
     elif area == "emulator":

@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import component_compare
 import poll_simulation
+import regression
 import report
 from benchlib import summary
 
@@ -77,3 +78,45 @@ def test_merge_keeps_the_component_section(tmp_path: Path, monkeypatch: pytest.M
     assert "new figures" in second
     assert component in second
     assert report.component_bench_rows(second) == [("kubectl apply --server-side -f", 40.1, 30.0)]
+
+
+def test_regression_check_fails_above_twenty_percent() -> None:
+    """A checked figure may be up to 20 % above its baseline; more fails; a figure without a baseline is reported."""
+    assert regression.compare({"ratio": 1.19, "new": 5.0}, {"ratio": 1.0}) == []
+    failures = regression.compare({"ratio": 1.21}, {"ratio": 1.0})
+    assert len(failures) == 1 and failures[0].startswith("ratio: 1.210 > 1.200")
+
+
+def test_regression_figures_are_read_from_the_component_results() -> None:
+    """The component area's checked figures come from the places component_compare.py writes them."""
+    stat = {"median": 0.4, "min": 0.3, "max": 0.5, "runs": 3}
+    results = {
+        "sizes": [{"objects": 300, "ratios": {"component/k8s first apply": stat}}],
+        "floor": {"engine_over_floor": stat},
+        "operator_set": {"ratios": {"component/kubectl no-op": stat}},
+    }
+    found = regression.figures("component", results)
+    assert found == {
+        "component/kubernetes.core.k8s, first apply, 300 objects": 0.4,
+        "engine first apply over the apiserver's floor": 0.4,
+        "operator set, component/kubectl no-op": 0.4,
+    }
+
+
+def test_report_keeps_the_sections_of_areas_not_rerun(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Re-running one area rewrites its section and target rows; the others stay as they were on the page."""
+    doc = tmp_path / "benchmarks.md"
+    block = (
+        "\n## Targets\n\n| target | measured (median) |  |\n|---|---|---|\n"
+        "| generator: render + check of all services < 3 s | 1.4 s | met |\n"
+        "| component old row | 1x | met |\n"
+        "\n## Generator: full render\n\nold generator figures\n"
+        "\n## Components: old\n\nold component figures\n"
+    )
+    doc.write_text(f"# Benchmarks\n\n{report.BEGIN}{block}{report.END}\n", encoding="utf-8")
+    monkeypatch.setattr(report, "DOC", doc)
+    block_now = report.current_block()
+    assert report.kept_section(block_now, "generator").startswith("## Generator: full render")
+    assert "old component figures" not in report.kept_section(block_now, "generator")
+    kept = report.kept_target_rows(block_now, ["generator"])
+    assert kept == [["generator: render + check of all services < 3 s", "1.4 s", "met"]]
