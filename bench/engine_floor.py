@@ -168,7 +168,7 @@ def measure(kubeconfig: str, objects: int, rounds: int) -> Dict[str, Any]:
     engine_cpu: List[float] = []
     ratios: List[float] = []
     for index in range(rounds):
-        print(f"component: apiserver floor, {objects} objects, round {index + 1}/{rounds}", flush=True)
+        print(f"component: apiserver floor, {objects} objects, round {index + 1}/{rounds}", file=sys.stderr, flush=True)
         best = None
         for concurrency in CONCURRENCY:
             result = floor_run(server, objects, concurrency)

@@ -51,6 +51,8 @@ class EngineContext:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _normalised_defaults: Optional[Defaults] = None
     _hashed_owner_id: Optional[Tuple[str, str]] = None
+    # apply_waves: (objects, (count, component digest), normalised objects, digests) of this run's desired set
+    desired_cache: Optional[Tuple[Any, Tuple[int, str], List[Any], Dict[Any, str]]] = None
 
     @property
     def hashed_owner_id(self) -> str:
