@@ -30,9 +30,11 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -54,7 +56,7 @@ KUBECTL_REQUEST = re.compile(
 METRIC = re.compile(r"^apiserver_request_total\{(?P<labels>[^}]*)\} (?P<value>[0-9.e+]+)$")
 TOOLS = ("kubectl", "kubectl (image)", "component", "k8s", "k8s-loop")
 LOOP_MAX_OBJECTS = 300  # with --with-loop: `kubernetes.core.k8s` once per object, measured once, for sizes <= this
-PARTS = ("sizes", "overhead", "floor", "operator")
+PARTS = ("sizes", "overhead", "costs", "floor", "operator")
 IMAGE_KUBECTL_MAX_OBJECTS = 300  # the image's kubectl (reference only): first round, sizes <= this
 OVERHEAD_OBJECTS = 300
 
@@ -374,6 +376,100 @@ def measure_overhead(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, 
     }
 
 
+def child_cpu(command: list[str], env: dict[str, str]) -> float:
+    """User + system seconds of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, env=env, check=True, capture_output=True, timeout=600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any]:
+    """What a component task pays besides the API calls (CPU seconds; load-independent):
+    - importing the module in a fresh interpreter that compiles every file, as AnsiballZ does (its zip keeps no
+      bytecode), against `ansible.module_utils.basic` alone (what `ansible.builtin.ping` imports);
+    - the action plugin's source read on the controller: a manifest file of 300 objects, and the operator set's
+      kustomize overlay (`kubectl kustomize` of the kubectl under test, in a child process);
+    - writing and reading the record of a 300-object component (JSON, gzip above 64 KiB, one PUT / GET)."""
+    ensure = ROOT / ".collections"
+    env = {**os.environ, "PYTHONPATH": str(ensure), "PYTHONDONTWRITEBYTECODE": "1"}
+    basic = [str(BIN / "python"), "-c", "import ansible.module_utils.basic"]
+    module = [
+        str(BIN / "python"),
+        "-c",
+        "import ansible.module_utils.basic, ansible_collections.nubes.cloud.plugins.modules.component",
+    ]
+    bare = [str(BIN / "python"), "-c", "pass"]
+    raw: dict[str, list[float]] = {}
+    for _round in range(rounds):
+        with tempfile.TemporaryDirectory() as cold:  # an empty bytecode cache: every import compiles
+            cold_env = {**env, "PYTHONPYCACHEPREFIX": cold}
+            start = child_cpu(bare, cold_env)
+            raw.setdefault("interpreter start-up", []).append(start)
+            raw.setdefault("import ansible.module_utils.basic (compiled)", []).append(
+                child_cpu(basic, cold_env) - start
+            )
+            raw.setdefault("import basic + the component module (compiled)", []).append(
+                child_cpu(module, cold_env) - start
+            )
+    sys.path[:0] = [str(ensure)]
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import read_source
+
+    manifest = workdir / f"objects-{OVERHEAD_OBJECTS}.yaml"
+    manifest.write_text(yaml.safe_dump_all(objects(OVERHEAD_OBJECTS), sort_keys=False), encoding="utf-8")
+    bundle = operator_set.write_set(workdir / "costs")
+    kubectl_dir = str(Path(cluster.kubectl_binary).parent)
+    path_env = {**os.environ, "PATH": f"{kubectl_dir}{os.pathsep}{os.environ['PATH']}"}
+
+    def run(argv: list[str]) -> tuple[int, str, str]:
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=path_env)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    for _round in range(rounds):
+        for label, path in (
+            ("300-object manifest file", manifest),
+            ("operator set overlay (kustomize)", bundle["overlay"]),
+        ):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.process_time()
+            read_source(str(path), "auto", run)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            children = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            raw.setdefault(f"action plugin: read {label}", []).append(time.process_time() - start + children)
+    raw.update(record_costs(cluster, rounds))
+    figures = {key: summary(values, 3) for key, values in raw.items()}
+    return {"cpu_seconds": figures}
+
+
+def record_costs(cluster: Cluster, rounds: int) -> dict[str, list[float]]:
+    """Save (forced) and load the record of a 300-object component, in-process."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentRecord
+    from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import connect_kubeconfig
+    from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem
+
+    namespace = cluster.namespace("bench-record")
+    store = ComponentStore(connect_kubeconfig(cluster.config), namespace, "bench", "component.nubes.cloud")
+    items = [
+        InventoryItem("", "v1", "ConfigMap", f"cm-{i}", namespace, "IfUnowned", "OnObjectChange", "SsaOverride",
+                      "Delete", 0, 0, [], "0" * 64, "Ready", "Current", "2026-01-01T00:00:00Z").to_dict()
+        for i in range(OVERHEAD_OBJECTS)
+    ]  # fmt: skip
+    record = ComponentRecord(inventory=items, state="Ready")
+    raw: dict[str, list[float]] = {}
+    try:
+        for _round in range(rounds):
+            start = time.process_time()
+            store.save(record, force=True)
+            raw.setdefault("record write (300 items)", []).append(time.process_time() - start)
+            start = time.process_time()
+            store.load()
+            raw.setdefault("record read (300 items)", []).append(time.process_time() - start)
+    finally:
+        cluster.drop(namespace)
+    return raw
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="300,1000")
@@ -406,6 +502,8 @@ def main() -> int:
             results["sizes"] = measure_all(cluster, sizes, args.with_loop, workdir)
         if "overhead" in parts:
             results["overhead"] = measure_overhead(cluster, workdir, 3 if quick() else 5)
+        if "costs" in parts:
+            results["costs"] = measure_costs(cluster, workdir, 3 if quick() else 5)
         if "floor" in parts:
             results["floor"] = engine_floor.measure(cluster.config, OVERHEAD_OBJECTS, rounds)
         if "operator" in parts:

@@ -88,7 +88,7 @@ def kubeconfig_dict(value: Any) -> Optional[Dict[str, Any]]:
         return None
     if ("clusters" in value or "apiVersion" in value) and HAS_YAML:
         try:
-            data = yaml.safe_load(value)
+            data = yaml.load(value, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # a SafeLoader (libyaml)
         except yaml.YAMLError:
             raise KubeConfigError("kubeconfig looks like inline content but is not valid YAML") from None
         if isinstance(data, dict):
