@@ -34,7 +34,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -376,69 +375,98 @@ def measure_overhead(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, 
     }
 
 
-def child_cpu(command: list[str], env: dict[str, str]) -> float:
-    """User + system seconds of one child process."""
+def module_cpu(payload: Path, env: dict[str, str]) -> float:
+    """User + system seconds of one re-run of a kept AnsiballZ payload; its result must be a success that changed
+    nothing (a failed or changing run would measure something else)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, env=env, check=True, capture_output=True, timeout=600)
+    proc = subprocess.run([str(BIN / "python"), str(payload)], env=env, capture_output=True, text=True, timeout=600)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = json.loads(proc.stdout or "{}")
+    if proc.returncode or result.get("failed") or result.get("changed"):
+        raise RuntimeError(f"{payload.name} did not re-run as a no-op: {proc.stdout[-500:]} {proc.stderr[-500:]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any]:
-    """What a component task pays besides the API calls (CPU seconds; load-independent):
-    - importing the module in a fresh interpreter that compiles every file, as AnsiballZ does (its zip keeps no
-      bytecode), against `ansible.module_utils.basic` alone (what `ansible.builtin.ping` imports);
+    """What a component task pays besides waiting for the API (CPU seconds, load-independent):
+    - the module processes themselves: the AnsiballZ payloads of one `ansible.builtin.ping` task and one no-op
+      component task (300 objects) are kept (ANSIBLE_KEEP_REMOTE_FILES, a private remote tmp) and re-run directly;
+      the difference is the component's imports (compiled from the payload's zip on every run, as AnsiballZ
+      does) and its work, which the in-process no-op (`ComponentRun`, imports done) measures alone;
     - the action plugin's source read on the controller: a manifest file of 300 objects, and the operator set's
-      kustomize overlay (`kubectl kustomize` of the kubectl under test, in a child process);
+      kustomize overlay (`kubectl kustomize` of the kubectl under test, a child process);
     - writing and reading the record of a 300-object component (JSON, gzip above 64 KiB, one PUT / GET)."""
-    ensure = ROOT / ".collections"
-    env = {**os.environ, "PYTHONPATH": str(ensure), "PYTHONDONTWRITEBYTECODE": "1"}
-    basic = [str(BIN / "python"), "-c", "import ansible.module_utils.basic"]
-    module = [
-        str(BIN / "python"),
-        "-c",
-        "import ansible.module_utils.basic, ansible_collections.nubes.cloud.plugins.modules.component",
-    ]
-    bare = [str(BIN / "python"), "-c", "pass"]
-    raw: dict[str, list[float]] = {}
-    for _round in range(rounds):
-        with tempfile.TemporaryDirectory() as cold:  # an empty bytecode cache: every import compiles
-            cold_env = {**env, "PYTHONPYCACHEPREFIX": cold}
-            start = child_cpu(bare, cold_env)
-            raw.setdefault("interpreter start-up", []).append(start)
-            raw.setdefault("import ansible.module_utils.basic (compiled)", []).append(
-                child_cpu(basic, cold_env) - start
-            )
-            raw.setdefault("import basic + the component module (compiled)", []).append(
-                child_cpu(module, cold_env) - start
-            )
-    sys.path[:0] = [str(ensure)]
+    ensure_repo = str(ROOT / ".collections")
+    sys.path[:0] = [ensure_repo]
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun, ComponentTask
     from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import read_source
+    from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import ConnectionOptions
 
     manifest = workdir / f"objects-{OVERHEAD_OBJECTS}.yaml"
     manifest.write_text(yaml.safe_dump_all(objects(OVERHEAD_OBJECTS), sort_keys=False), encoding="utf-8")
+    namespace = cluster.namespace("bench-costs")
+    playbooks = Playbooks(workdir=workdir)
+    remote = workdir / "remote-tmp"
+    task = {
+        "name": "component",
+        "nubes.cloud.component": {
+            "name": "bench",
+            "namespace": namespace,
+            "source": str(manifest),
+            "kubeconfig": cluster.config,
+            "timeout": 1200,
+        },
+    }
+    playbooks.run([local_play([task])])  # the first apply, not measured
+    playbooks.extra_env = {"ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": str(remote)}
+    playbooks.run([local_play([{"name": "ping", "ansible.builtin.ping": {}}, task])])
+    playbooks.extra_env = {}
+    payloads = {
+        label: sorted(remote.glob(f"*/AnsiballZ_{module}.py"))[-1]
+        for label, module in (("ping", "ping"), ("component no-op (300 objects)", "component"))
+    }
+    files = {"objects.yaml": manifest.read_text(encoding="utf-8")}
+    run_task = ComponentTask(
+        name="bench",
+        namespace=namespace,
+        files=files,
+        source_kind="manifests",
+        connection=ConnectionOptions(kubeconfig=cluster.config),
+        timeout=600,
+    )
     bundle = operator_set.write_set(workdir / "costs")
-    kubectl_dir = str(Path(cluster.kubectl_binary).parent)
-    path_env = {**os.environ, "PATH": f"{kubectl_dir}{os.pathsep}{os.environ['PATH']}"}
+    path_env = {**os.environ, "PATH": f"{Path(cluster.kubectl_binary).parent}{os.pathsep}{os.environ['PATH']}"}
 
     def run(argv: list[str]) -> tuple[int, str, str]:
         proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=path_env)
         return proc.returncode, proc.stdout, proc.stderr
 
-    for _round in range(rounds):
-        for label, path in (
-            ("300-object manifest file", manifest),
-            ("operator set overlay (kustomize)", bundle["overlay"]),
-        ):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    raw: dict[str, list[float]] = {}
+    env = playbooks.env()
+    try:
+        for _round in range(rounds):
+            for label, payload in payloads.items():
+                raw.setdefault(f"module process: {label}", []).append(module_cpu(payload, env))
             start = time.process_time()
-            read_source(str(path), "auto", run)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            children = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            raw.setdefault(f"action plugin: read {label}", []).append(time.process_time() - start + children)
+            result = ComponentRun(run_task).execute()
+            if result["changed"]:
+                raise RuntimeError("the in-process no-op changed something")
+            raw.setdefault("in-process no-op (300 objects, imports done)", []).append(time.process_time() - start)
+            for label, path in (
+                ("a 300-object manifest file", manifest),
+                ("the operator set's overlay", bundle["overlay"]),
+            ):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.process_time()
+                read_source(str(path), "auto", run)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                children = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                raw.setdefault(f"action plugin: read {label}", []).append(time.process_time() - start + children)
+    finally:
+        cluster.drop(namespace)
+        shutil.rmtree(remote, ignore_errors=True)
     raw.update(record_costs(cluster, rounds))
-    figures = {key: summary(values, 3) for key, values in raw.items()}
-    return {"cpu_seconds": figures}
+    return {"cpu_seconds": {key: summary(values, 3) for key, values in raw.items()}}
 
 
 def record_costs(cluster: Cluster, rounds: int) -> dict[str, list[float]]:

@@ -58,6 +58,10 @@ CHECKS: Dict[str, List[Tuple[str, Figure]]] = {
             "component no-op playbook over a debug playbook, CPU s",
             _path("overhead", "over_debug", "component no-op over debug (cpu)"),
         ),
+        (
+            "component no-op module process (300 objects), CPU s",
+            _path("costs", "cpu_seconds", "module process: component no-op (300 objects)"),
+        ),
         ("engine first apply over the apiserver's floor", _path("floor", "engine_over_floor")),
         ("engine first apply, client CPU s", _path("floor", "engine_client_cpu")),
         ("operator set, component/kubectl no-op", _path("operator_set", "ratios", "component/kubectl no-op")),

@@ -655,7 +655,8 @@ def component_section(comp: Dict[str, Any]) -> str:
             log=True,
         )
     )
-    for part, render_part in (("overhead", overhead_part), ("floor", floor_part), ("operator_set", operator_part)):
+    parts = (("overhead", overhead_part), ("costs", costs_part), ("floor", floor_part), ("operator_set", operator_part))
+    for part, render_part in parts:
         if comp.get(part):
             out.append(render_part(comp[part]))
     return "".join(out)
@@ -686,6 +687,22 @@ def overhead_part(over: Dict[str, Any]) -> str:
         " `nubes.cloud.component` (applied once before). Wall time and the CPU seconds of `ansible-playbook` and"
         " everything it ran (load-independent); the last rows are per-round differences to the debug playbook.\n\n"
         + table(["playbook", "wall time", "CPU (user + system)"], rows)
+    )
+
+
+def costs_part(costs: Dict[str, Any]) -> str:
+    """CPU seconds of what a component task pays besides waiting for the API."""
+    rows = [[name, span(stat, " s", 3), str(runs(stat))] for name, stat in costs["cpu_seconds"].items()]
+    return (
+        "\n### Where a component task's CPU goes\n\n"
+        "CPU seconds (user + system, load-independent) of: the module processes themselves (the AnsiballZ payloads"
+        " of one `ansible.builtin.ping` task and one no-op component task of 300 objects, kept with"
+        " `ANSIBLE_KEEP_REMOTE_FILES` and re-run directly: each run compiles its module_utils from the payload's zip,"
+        " as AnsiballZ does); the same no-op in-process with the imports done (`ComponentRun`); the action plugin's"
+        " source read on the controller (a 300-object manifest file, and the operator set's kustomize overlay built"
+        " by `kubectl kustomize`, a child process); the record of a 300-object component written and read"
+        " (JSON, gzip above 64 KiB, one PUT / GET) (`bench/component_compare.py`, `measure_costs`).\n\n"
+        + table(["what", "CPU (user + system)", "runs"], rows)
     )
 
 
