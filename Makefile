@@ -5,6 +5,9 @@
 #   UNIT_PATHS         pytest paths run by `make unit`
 #   UNIT_IGNORE        paths under UNIT_PATHS that `make unit` skips (integration-level tests)
 #   INTEGRATION_PATHS  pytest paths run by `make integration`
+#   BUILD_MARKERS      pytest markers of tests outside tests/integration that need what cluster-build makes (the
+#                      control plane: cluster; the pinned helm: helm): `make unit` leaves them out, `make integration`
+#                      runs them, after cluster-build in `make test`
 #   BENCH_PATHS        pytest paths run by `make bench`
 #   BENCH_TARGETS      extra make targets run by `make bench`
 #   INTEGRATION_TARGETS extra make targets `make test` runs after `make integration`, with the cluster up
@@ -23,11 +26,12 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(PY) -m pytest
 # Runs pytest; exit code 5 (nothing collected) passes only when the paths hold no test files.
-PYTEST_RUN := bash scripts/pytest-run.sh
+PYTEST_RUN := PY=$(PY) bash scripts/pytest-run.sh
 
 UNIT_PATHS := tests $(wildcard generator/tests)
 UNIT_IGNORE := tests/integration
 INTEGRATION_PATHS := tests/integration
+BUILD_MARKERS := cluster
 BENCH_PATHS := bench
 BENCH_TARGETS :=
 INTEGRATION_TARGETS :=
@@ -40,7 +44,7 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 venv: $(VENV)/.requirements.sha256 collection ## create .venv and install the pinned toolchain
-$(VENV)/.requirements.sha256: requirements.txt requirements-dev.txt scripts/bootstrap-venv.sh
+$(VENV)/.requirements.sha256: requirements.txt requirements-test.txt requirements-dev.txt scripts/bootstrap-venv.sh
 	@bash scripts/bootstrap-venv.sh
 
 collection: .collections/ansible_collections/nubes/cloud ## expose the repo to Ansible as nubes.cloud (.collections symlink)
@@ -50,18 +54,22 @@ collection: .collections/ansible_collections/nubes/cloud ## expose the repo to A
 
 include $(sort $(wildcard mk/*.mk))
 
+empty :=
+space := $(empty) $(empty)
+BUILD_MARKER_EXPR := $(subst $(space), or ,$(strip $(BUILD_MARKERS)))
+
 # A target is "defined" when some mk/*.mk fragment has a rule for it (checked at parse time, so
 # the Makefile works before the fragments exist).
 defined = $(shell grep -qsE '^([^:=\#]*[[:space:]])?$(1)([[:space:]][^:=]*)?:([^=]|$$)' $(wildcard mk/*.mk) && echo yes)
 
-demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1, then stop it
+demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1 (or DEMO_ENDPOINT + DEMO_TOKEN), then stop it
 	@bash scripts/demo.sh
 
 TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) package-check
 INTEGRATION_TARGETS += $(if $(call defined,component-molecule),component-molecule)
 INTEGRATION_STEP := $(if $(call defined,cluster-up),MAKE="$(MAKE)" bash scripts/with-cluster.sh )$(MAKE) --no-print-directory integration-all
 
-test: venv ## everything CI runs: lint, sanity, unit, drift check, package check, integration + molecule (with the local cluster)
+test: venv ## everything on the newest ansible-core: lint, sanity, unit, drift check, package check, integration + molecule (with the local cluster); CI adds test-matrix
 	$(if $(call defined,check-drift),,@echo "test: no check-drift target yet (mk/generator.mk), skipping the drift check")
 	@failed=""; \
 	for step in $(TEST_STEPS); do \
@@ -96,13 +104,13 @@ lint: venv ## ansible-lint (production profile), ruff check + format check, mypy
 sanity: venv ## ansible-test sanity on the collection (all tests, venv python, zero ignores)
 	@bash tests/sanity/run.sh
 
-unit: venv ## unit tests (pytest: tests/ except tests/integration, UNIT_IGNORE and tests marked `cluster`)
-	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "not cluster" --durations=10
+unit: venv ## unit tests (pytest: tests/ except tests/integration, UNIT_IGNORE and tests marked `cluster` or `helm`)
+	@$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "not ($(BUILD_MARKER_EXPR))" --durations=10
 
-integration: venv ## integration tests (pytest: tests/integration, and tests marked `cluster` anywhere under tests/)
+integration: venv ## integration tests (pytest: tests/integration, and tests marked `cluster` or `helm` anywhere under tests/)
 	@rc=0; \
 	$(PYTEST_RUN) $(INTEGRATION_PATHS) --durations=10 || rc=1; \
-	$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m cluster --durations=5 || rc=1; \
+	$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "$(BUILD_MARKER_EXPR)" --durations=5 || rc=1; \
 	exit $$rc
 
 bench: venv ## benchmarks (bench/, results in bench/results/)
@@ -118,12 +126,13 @@ build: venv ## build the collection tarball into build/ (ansible-galaxy collecti
 	@mkdir -p build
 	$(BIN)/ansible-galaxy collection build --force --output-path build .
 
+# P5: the published artifacts, each built by one command (scripts/package-check.sh checks the tarball)
 dist: docs build ## the published artifacts: build/nubes-cloud-<version>.tar.gz and the docs site build/site/ (README, docs without docs/dev, examples)
 	@rm -rf build/site && mkdir -p build/site
 	@tar --exclude=docs/dev -cf - README.md COPYING docs examples changelogs | tar -C build/site -xf -
 	@echo "dist: $$(ls build/nubes-cloud-*.tar.gz) and build/site/ ($$(find build/site -type f | wc -l) files)"
 
-package-check: venv ## build the tarball, check it holds no dev/test files, install it into a temp path and list its modules
+package-check: venv ## build the tarball, check it holds no dev/test files and no dangling doc links, install it and list its modules, build the README execution environment context
 	@bash scripts/package-check.sh
 
 clean: ## remove build and test outputs (keeps .venv)

@@ -8,6 +8,7 @@ component engine's own section) is kept as it is.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -166,6 +167,18 @@ def targets(data: Dict[str, Dict[str, Any]], kept: Optional[List[List[str]]] = N
                 ok(speedup >= inv["targets"]["concurrency_speedup"]),
             ]
         )
+    par = data.get("parallel")
+    if par:
+        ratio = par["figures"]["parallel_over_one"]["median"]
+        target = par["target_parallel_over_one"]
+        rows.append(
+            [
+                f"three {num(par['create_seconds'], 0)} s creates side by side (`wait: false` + `operation_info`)"
+                f" <= {num(target, 1)}x one create",
+                f"{num(ratio)}x",
+                ok(ratio <= target),
+            ]
+        )
     gen = data.get("generator")
     if gen:
         cold = gen["cold_round_seconds"]["median"]
@@ -279,7 +292,7 @@ def cpu_rows(cpu: Optional[Dict[str, Stat]]) -> List[List[str]]:
 
 
 def cloud_section(cloud: Dict[str, Any]) -> str:
-    out = ["## Cloud modules (emulator)\n"]
+    out = [CLOUD_TITLE + "\n"]
     overhead = cloud.get("overhead")
     if overhead:
         out.append(
@@ -484,6 +497,81 @@ def scale_section(scale: Dict[str, Any]) -> str:
             f"{scale['instances']} instances, forks {scale['forks']}: wall time",
             ["ping (floor)", "first converge", "no-op re-run"],
             [("wall time", [figures.get("ping_wall"), figures.get("converge_wall"), figures.get("no-op_wall")])],
+            "seconds",
+        )
+    )
+    return "".join(out)
+
+
+PARALLEL_TITLE = "## Operations in parallel"
+CLOUD_TITLE = "## Cloud modules (emulator)"
+FIXED_TITLES = {"cloud": CLOUD_TITLE, "parallel": PARALLEL_TITLE}  # sections whose heading holds no figure
+
+
+def parallel_section(par: Dict[str, Any]) -> str:
+    """bench/parallel_bench.py: three creates one after the other against side by side (issue 18)."""
+    f = par["figures"]
+    create = num(par["create_seconds"], 0)
+    out = [
+        f"{PARALLEL_TITLE}\n\n"
+        f"Three independent creates (`nubes.cloud.redis`, `s3`, `flask`) whose operations take {create} s each in the"
+        " emulator, against one create alone; real `ansible-playbook` runs in a rotating order, each play's time taken"
+        " from its first task's start to its last task's result (the bench callback; ansible-playbook's own start-up,"
+        " the same for every play, is in the last column). *Parallel* starts the three with `wait: false` and waits"
+        " with one `nubes.cloud.operation_info` task (`wait: true`); the three `ansible.builtin.ping` tasks are what"
+        " three task starts cost Ansible itself on the machine at that time. Measured by `make bench-parallel`"
+        f" (`bench/parallel_bench.py`, {par['rounds']} rounds; `BENCH_QUICK=1`: 3).\n\n"
+    ]
+    rows = [
+        ["one create (waiting)", span(f["one_span"], " s"), span(f["one_wall"], " s")],
+        [
+            "three creates, each task waiting (sequential)",
+            span(f["sequential_span"], " s"),
+            span(f["sequential_wall"], " s"),
+        ],
+        [
+            "three creates with `wait: false`, then one `operation_info` task (parallel)",
+            span(f["parallel_span"], " s"),
+            span(f["parallel_wall"], " s"),
+        ],
+        [
+            "three `ansible.builtin.ping` tasks (floor of three task starts)",
+            span(f["floor_span"], " s"),
+            span(f["floor_wall"], " s"),
+        ],
+    ]
+    out.append(table(["play", "tasks (first start to last result)", "ansible-playbook wall time"], rows))
+    out.append("\nRatios per round, and where the parallel play's time goes:\n\n")
+    rows = [
+        [
+            f"parallel / one create (target <= {num(par['target_parallel_over_one'], 1)})",
+            span(f["parallel_over_one"], "x"),
+        ],
+        ["sequential / one create", span(f["sequential_over_one"], "x")],
+        ["sequential / parallel", span(f["sequential_over_parallel"], "x")],
+        ["one `wait: false` create task (start the operation, return)", span(f["start_task"], " s")],
+        ["one `ansible.builtin.ping` task, same rounds", span(f["ping_task"], " s")],
+        ["the three `wait: false` tasks, first start to last result", span(f["starts_span"], " s")],
+        ["the `operation_info` task (waits for the last create)", span(f["wait_task"], " s")],
+        ["in the emulator: first `dtSubmit` to last `dtFinish` of the three creates", span(f["parallel_cloud"], " s")],
+        [
+            "the three creates overlapped (each submitted before the first finished), every round",
+            "yes" if par["overlapped_every_round"] else "**no**",
+        ],
+    ]
+    out.append(table(["", "value"], rows))
+    out.append(
+        "\n"
+        + bar_chart(
+            "parallel",
+            f"Three {create} s creates: one after the other vs side by side",
+            ["one create", "three, sequential", "three, parallel", "three pings"],
+            [
+                (
+                    "tasks, first start to last result",
+                    [f["one_span"], f["sequential_span"], f["parallel_span"], f["floor_span"]],
+                )
+            ],
             "seconds",
         )
     )
@@ -824,6 +912,7 @@ def emulator_section(emu: Dict[str, Any]) -> str:
 
 SECTIONS: List[Tuple[str, Callable[[Dict[str, Any]], str]]] = [
     ("cloud", cloud_section),
+    ("parallel", parallel_section),
     ("scale", scale_section),
     ("inventory", inventory_section),
     ("generator", generator_section),
@@ -836,6 +925,7 @@ SECTIONS: List[Tuple[str, Callable[[Dict[str, Any]], str]]] = [
 # without a result file keeps its section and target rows from the page as it is (one area can be re-run alone).
 AREA_HEADINGS = {
     "cloud": "## Cloud modules",
+    "parallel": PARALLEL_TITLE,
     "scale": "## Scale",
     "inventory": "## Inventory",
     "generator": "## Generator",
@@ -844,6 +934,7 @@ AREA_HEADINGS = {
 }
 AREA_TARGETS = {
     "cloud": ("no-op generated module", "no-op cloud task", "polling latency"),
+    "parallel": ("three ",),
     "inventory": ("inventory:",),
     "generator": ("generator:",),
     "component": ("component ", "engine ", "operator set"),
@@ -898,7 +989,7 @@ def render(data: Dict[str, Dict[str, Any]], analysis: str) -> str:
         "\n## Reproduce\n\n```sh\n"
         "make bench                  # everything (also the generator's and engine's own bench targets)\n"
         "BENCH_QUICK=1 make bench    # fewer repetitions\n"
-        "make bench-cloud            # one area: bench-cloud, bench-scale,"
+        "make bench-cloud            # one area: bench-cloud, bench-parallel, bench-scale,"
         " bench-gen, bench-component-compare, bench-emu, bench-inventory\n"
         "make bench-report           # rewrite this page from bench/results/*.json only\n```\n\n"
         "Tools: the bench-only venv `.cache/bench-venv` (matplotlib, for the charts)"
@@ -937,14 +1028,103 @@ def merge(block: str) -> str:
     return "# Benchmarks\n\n" + block + "\n" + text
 
 
+def _refresh_load(block: str, area: str, content: Dict[str, Any]) -> str:
+    """The machine section's load-average entry of `area` (added, or replaced), areas in name order."""
+    marker, end = "at the end of each area: ", ". Absolute times"
+    for line in block.split("\n"):
+        if line.startswith("- The machine is shared") and marker in line and end in line:
+            before, _sep, rest = line.partition(marker)
+            entries, _sep, after = rest.partition(end)
+            by_area = {entry.split(" ", 1)[0]: entry for entry in entries.split("; ") if entry}
+            loads = ", ".join(str(x) for x in content["machine"]["load_average"])
+            by_area[area] = f"{area} {loads}" + (" (quick)" if content.get("quick") else "")
+            joined = "; ".join(by_area[name] for name in sorted(by_area))
+            return block.replace(line, before + marker + joined + end + after)
+    return block
+
+
+def _refresh_analysis(block: str, analysis: str) -> str:
+    """The hand-written analysis (bench/analysis.md) between the targets table and the first area section."""
+    start = block.find("\n### What limits the targets that are missed")
+    end = block.find("\n## ", start + 1)
+    if not analysis or start < 0 or end < 0:
+        return block
+    return block[:start] + analysis.rstrip("\n") + "\n" + block[end:]
+
+
+def splice_area(text: str, area: str, data: Dict[str, Dict[str, Any]], analysis: str = "") -> str:
+    """`text` (docs/benchmarks.md) with one area's section and target rows replaced, or added when missing; every
+    other figure stays as published (the areas whose bench/results/*.json this checkout does not have)."""
+    head, _sep, rest = text.partition(BEGIN)
+    block, _sep, tail = rest.partition(END)
+    section = dict(SECTIONS)[area](data[area]).strip("\n")
+    title = section.splitlines()[0]
+    start = block.find("\n" + title + "\n")
+    if start < 0:  # a new section: after the one before it in SECTIONS order, when its fixed title is there
+        names = [name for name, _section in SECTIONS]
+        before = [FIXED_TITLES[n] for n in names[: names.index(area)] if n in FIXED_TITLES]
+        found = [block.find("\n" + t + "\n") for t in before if "\n" + t + "\n" in block]
+        start = block.find("\n## ", found[-1] + 1) if found else -1
+        block = block[:start] + "\n" + block[start:] if start >= 0 else block.rstrip("\n") + "\n\n\n"
+        start = start if start >= 0 else len(block) - 1
+    end = block.find("\n## ", start + 1)
+    if area == "component":  # the chart of bench/component_bench.py's table follows the section (as in render)
+        rows = component_bench_rows(text)
+        section += ("\n" + component_bench_section(rows).rstrip("\n")) if rows else ""
+    block = block[:start] + "\n" + section + "\n" + (block[end:] if end >= 0 else "\n")
+    lines = block.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("| target |")) + 2
+    last = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
+    new_rows = targets({area: data[area]})[0].strip("\n").split("\n")[2:]
+    new_keys = {row.split(" | ")[0] for row in new_rows}
+    prefixes = tuple("| " + prefix for prefix in AREA_TARGETS.get(area, ()))
+    stale = [
+        i for i in range(first, last) if lines[i].startswith(prefixes) and lines[i].split(" | ")[0] not in new_keys
+    ]
+    for i in reversed(stale):  # rows of this area that it no longer measures (a target renamed or dropped)
+        del lines[i]
+        last -= 1
+    for row in new_rows:
+        key = row.split(" | ")[0]
+        same = [i for i in range(first, last) if lines[i].split(" | ")[0] == key]
+        if same:
+            lines[same[0]] = row
+        else:
+            lines.insert(last, row)
+            last += 1
+    return head + BEGIN + _refresh_analysis(_refresh_load("\n".join(lines), area, data[area]), analysis) + END + tail
+
+
+def read_analysis() -> str:
+    path = ROOT / "bench" / "analysis.md"
+    return "\n" + path.read_text(encoding="utf-8") if path.exists() else ""
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--areas",
+        default="",
+        help="comma-separated areas whose section and target rows are updated in place; the rest of the page stays"
+        " as published (default: rewrite the whole page from every bench/results/*.json)",
+    )
+    args = parser.parse_args()
     data = load()
     if not data:
         print("bench/report.py: no results in bench/results/; run `make bench` first", file=sys.stderr)
         return 1
-    analysis_path = ROOT / "bench" / "analysis.md"
-    analysis = "\n" + analysis_path.read_text(encoding="utf-8") if analysis_path.exists() else ""
-    DOC.write_text(merge(render(data, analysis)), encoding="utf-8")
+    areas = [a for a in args.areas.split(",") if a]
+    if areas:
+        text = DOC.read_text(encoding="utf-8")
+        for area in areas:
+            if area not in data or area not in dict(SECTIONS):
+                print(f"bench/report.py: no results or no section for area {area!r}", file=sys.stderr)
+                return 1
+            text = splice_area(text, area, data, read_analysis())
+        DOC.write_text(text, encoding="utf-8")
+        print(f"bench: updated {', '.join(areas)} in {DOC.relative_to(ROOT)}")
+        return 0
+    DOC.write_text(merge(render(data, read_analysis())), encoding="utf-8")
     print(
         f"bench: wrote {DOC.relative_to(ROOT)} and {len(list(CHARTS.glob('*.png')))} charts"
         f" in {CHARTS.relative_to(ROOT)}"

@@ -1,13 +1,17 @@
 """Benchmark orchestrator: runs the areas, keeps each area's figures in bench/results/<area>.json and rewrites
 docs/benchmarks.md (+ charts) from every result file present.
 
-    .venv/bin/python bench/run.py [--area cloud,scale,generator,component,emulator,inventory] [--report-only]
+    .venv/bin/python bench/run.py [--area cloud,parallel,scale,generator,component,emulator,inventory] [--report-only]
     BENCH_QUICK=1 ...    fewer repetitions
 
-Areas: cloud (bench/cloud_bench.py), scale (bench/scale_bench.py), generator (bench/generator_bench.py, owned
-by the generator), component (bench/component_compare.py; needs the local control plane and starts it),
-emulator (bench/emulator_throughput.py, owned by the emulator), inventory (bench/inventory_bench.py: the inventory
-plugin over 1,000 instances).
+Areas: cloud (bench/cloud_bench.py), parallel (bench/parallel_bench.py: three creates one after the other against
+side by side), scale (bench/scale_bench.py), generator (bench/generator_bench.py, owned by the generator), component
+(bench/component_compare.py; needs the local control plane and starts it), emulator (bench/emulator_throughput.py,
+owned by the emulator), inventory (bench/inventory_bench.py: the inventory plugin over 1,000 instances).
+
+A run of some areas only updates their sections and target rows of docs/benchmarks.md in place (report.py
+--areas), so the figures of the other areas stay as published; all areas (or --report-only) rewrite the page from
+every bench/results/*.json.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import regression
 from benchlib import BIN, ROOT, quick, save, summary
 
 BENCH = ROOT / "bench"
-AREAS = ("cloud", "scale", "generator", "component", "emulator", "inventory")
+AREAS = ("cloud", "parallel", "scale", "generator", "component", "emulator", "inventory")
 GENERATOR_LINE = re.compile(r"^\s+(?P<label>.+?)\s+best (?P<best>[0-9.]+) s\s+median (?P<median>[0-9.]+) s$")
 EMULATOR_LINE = re.compile(
     r"^(?P<label>GET \S+)\s+(?P<n>\d+) requests\s+(?P<rate>[0-9.]+) req/s\s+(?P<cpu>[0-9.]+) req per"
@@ -108,15 +112,17 @@ def run_area(area: str) -> None:
         subprocess.run([str(BIN / "python"), str(BENCH / "scale_bench.py")], check=True)
     elif area == "inventory":
         subprocess.run([str(BIN / "python"), str(BENCH / "inventory_bench.py")], check=True)
+    elif area == "parallel":
+        subprocess.run([str(BIN / "python"), str(BENCH / "parallel_bench.py")], check=True)
     elif area == "component":
         subprocess.run([str(BIN / "python"), str(BENCH / "component_compare.py")], check=True)
-        failures = regression.check(area)  # > 20 % worse than bench/baselines/component.json fails the run
-        if failures:
-            raise RuntimeError("regressed against its baseline: " + "; ".join(failures))
     elif area == "generator":
         generator_area()
     elif area == "emulator":
         emulator_area()
+    failures = regression.check(area)  # an area with checks: > 20 % worse than bench/baselines/<area>.json fails
+    if failures:
+        raise RuntimeError("regressed against its baseline: " + "; ".join(failures))
     print(f"bench: {area} took {time.perf_counter() - started:.0f} s", flush=True)
 
 
@@ -138,7 +144,12 @@ def main() -> int:
                 print(f"bench: {area} FAILED: {exc}", file=sys.stderr, flush=True)
                 failed.append(area)
     subprocess.run(["bash", str(BENCH / "setup.sh")], check=True)
-    subprocess.run([str(ROOT / ".cache/bench-venv/bin/python"), str(BENCH / "report.py")], check=True)
+    partial = [] if args.report_only or set(areas) == set(AREAS) else [a for a in areas if a not in failed]
+    report = [str(ROOT / ".cache/bench-venv/bin/python"), str(BENCH / "report.py")]
+    if partial:
+        report += ["--areas", ",".join(partial)]
+    if partial or args.report_only or set(areas) == set(AREAS):
+        subprocess.run(report, check=True)
     if failed:
         print(f"bench: FAILED areas: {', '.join(failed)} (their previous figures, if any, stay in the report)")
         return 1

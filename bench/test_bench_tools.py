@@ -120,3 +120,43 @@ def test_report_keeps_the_sections_of_areas_not_rerun(tmp_path: Path, monkeypatc
     assert "old component figures" not in report.kept_section(block_now, "generator")
     kept = report.kept_target_rows(block_now, ["generator"])
     assert kept == [["generator: render + check of all services < 3 s", "1.4 s", "met"]]
+
+
+def parallel_result(ratio: float) -> dict[str, object]:
+    stat = {"median": ratio, "min": ratio, "max": ratio, "runs": 1}
+    keys = ("one", "sequential", "parallel", "floor")
+    figures = {f"{k}_{kind}": stat for k in keys for kind in ("span", "wall")}
+    for key in ("parallel_over_one", "sequential_over_one", "sequential_over_parallel", "start_task", "ping_task",
+                "starts_span", "wait_task", "parallel_cloud"):  # fmt: skip
+        figures[key] = stat
+    return {"create_seconds": 6.0, "rounds": 1, "figures": figures, "overlapped_every_round": True,
+            "target_parallel_over_one": 1.3, "machine": {"load_average": [ratio, 2.0, 3.0]}}  # fmt: skip
+
+
+def test_splice_updates_one_area_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`report.py --areas parallel`: the area's section goes after the cloud section and its target row into the
+    table; a second splice replaces both; every other figure of the page stays as it was."""
+    monkeypatch.setattr(report, "bar_chart", lambda *args, **kwargs: "![chart](x.png)\n")
+    machine = (
+        "- The machine is shared: load average (1, 5, 15 min) at the end of each area: cloud 1, 2, 3; scale 4, 5, 6."
+    )
+    page = (
+        f"# Benchmarks\n\n{report.BEGIN}\n\n## Machine\n\n{machine} Absolute times move.\n"
+        "\n## Targets\n\n| target | measured (median) |  |\n|---|---|---|\n"
+        "| cloud row | 1.70x | **missed** |\n| generator row | 1.4 s | met |\n\n### What limits the targets that"
+        " are missed\n\nold text\n"
+        f"\n{report.CLOUD_TITLE}\n\ncloud figures\n\n## Scale: 50 instances\n\nscale figures\n{report.END}\nfooter\n"
+    )
+    analysis = "\n### What limits the targets that are missed\n\nnew text\n"
+    once = report.splice_area(page, "parallel", {"parallel": parallel_result(1.5)}, analysis)
+    assert once.index(report.CLOUD_TITLE) < once.index(report.PARALLEL_TITLE) < once.index("## Scale: 50")
+    assert "| cloud row | 1.70x | **missed** |\n| generator row | 1.4 s | met |\n| three 6 s creates" in once
+    assert "| 1.50x | **missed** |" in once and "cloud figures" in once and "scale figures" in once
+    twice = report.splice_area(once, "parallel", {"parallel": parallel_result(1.2)})
+    assert twice.count(report.PARALLEL_TITLE) == 1 and twice.count("| three 6 s creates") == 1
+    assert "| 1.20x | met |" in twice and "1.50x" not in twice
+    assert report.splice_area(twice, "parallel", {"parallel": parallel_result(1.2)}) == twice  # idempotent
+    assert twice.endswith(f"{report.END}\nfooter\n")
+    assert "| **missed** |\n\n### What limits the targets that are missed\n\nnew text\n\n## Cloud" in once
+    assert "each area: cloud 1, 2, 3; parallel 1.5, 2.0, 3.0; scale 4, 5, 6. Absolute" in once
+    assert "each area: cloud 1, 2, 3; parallel 1.2, 2.0, 3.0; scale 4, 5, 6. Absolute" in twice

@@ -1,7 +1,8 @@
 """Per-spec module models (instance, sub-resource, info): option specs, docs, examples, returns.
 
 Rules carried by the generated options: K1/K4b (instance_uid), P19/P21/P24/P28 (adopt_existing_on_create),
-P19/P29 (suspend_on_destroy), P14/P18 (git_revision), P13/P17 (sub-resource identity), P31 (no logic).
+P19/P29 (suspend_on_destroy), P12 (state=deleted: the API's delete operation), P14/P18 (git_revision),
+P13/P17 (sub-resource identity), P31 (no logic); update_password for modules with secret params.
 """
 
 from __future__ import annotations
@@ -40,18 +41,68 @@ def _opt(spec: dict[str, Any], doc_lines: list[str], **extra: Any) -> tuple[dict
     return spec, doc
 
 
-def _state_option(what: str, absent: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    return _opt(
-        {"type": "str", "choices": ["present", "absent"], "default": "present"},
-        [f"V(present) creates the {what}, or modifies it when its params differ.", f"V(absent) {absent}"],
-    )
+def _state_option(
+    what: str, absent: str, deleted: bool = False, suspendable: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    choices = ["present", "absent", "deleted"] if deleted else ["present", "absent"]
+    lines = [f"V(present) creates the {what}, or modifies it when its live params differ.", f"V(absent) {absent}"]
+    if deleted:
+        states = "running, suspended, failed" if suspendable else "running, failed"
+        lines.append(
+            f"V(deleted) deletes the instance for good with the API's delete operation, whether it is {states} or"
+            " a placeholder that was never created"
+            + ("; O(suspend_on_destroy) does not apply." if suspendable else ".")
+            + " Supports check mode and diff mode."
+        )
+    return _opt({"type": "str", "choices": choices, "default": "present"}, lines)
+
+
+def update_password_option(params: list[dict[str, Any]], what: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``update_password`` (community.postgresql's convention) for modules with secret params: the API never
+    returns a secret, so whether to send it again cannot be decided by reading it back."""
+    secrets = [p for p in params if p["secret"]]
+    if not secrets:
+        return []
+    names = ", ".join(f"O({p['option']})" for p in secrets)
+    lines = [
+        f"When to send the secret options ({names}), which the API never returns.",
+        f"V(on_create) sends them only when the {what} is created; a changed value in the task is not sent to an"
+        f" existing or adopted {what}.",
+        f"V(always) also sets them on an existing or adopted {what} whenever they differ from the values this task"
+        " last applied (kept in the state store as salted digests only); when adopting, they are always set.",
+    ]
+    fixed = [f"O({p['option']})" for p in secrets if p["immutable"]]
+    if fixed:
+        lines.append(f"{', '.join(fixed)} can be set on create only: the API cannot change it later.")
+    spec = {"type": "str", "choices": ["always", "on_create"], "default": "on_create", "no_log": False}
+    return [("update_password", *_opt(spec, lines))]  # no_log False: the name only looks secret (Ansible warns)
+
+
+def return_secrets_option(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``return_secrets`` for services with secret outputs (issue 16): opt in to read them, with ``no_log``."""
+    secrets = [out["code"] for out in spec["outputs"] if out["secret"]]
+    if not secrets:
+        return []
+    names = ", ".join(f"C({code})" for code in secrets)
+    lines = [
+        f"Also return the secret outputs ({names}) in RV(outputs) and RV(instance.outputs); without it they are"
+        " omitted.",
+        "They are never written to the state store or shown in a diff. Set C(no_log: true) on the task (as"
+        " amazon.aws.iam_access_key recommends for its secret key): the registered result keeps them for later"
+        " tasks, while the task's output and logs (at any verbosity) show none of them. The module refuses"
+        " O(return_secrets=true) in a task without C(no_log), before any API call.",
+    ]
+    return [("return_secrets", *_opt({"type": "bool", "default": False, "no_log": False}, lines))]
 
 
 def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """resource_name, instance_uid, state, adopt_existing_on_create, suspend_on_destroy, git_revision."""
     life = spec["lifecycle"]
     if life["suspendable"]:
-        absent = "suspends the instance (O(suspend_on_destroy=true)) or only forgets it (false)."
+        absent = (
+            "suspends the instance (O(suspend_on_destroy=true)), or only forgets it (false): the instance then keeps"
+            " running, and the task warns so."
+        )
     elif life["deletable"]:
         absent = "deletes the instance."
     else:
@@ -79,7 +130,7 @@ def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str
                 ],
             ),
         ),
-        ("state", *_state_option("instance", absent)),
+        ("state", *_state_option("instance", absent, deleted=life["deletable"], suspendable=life["suspendable"])),
         (
             "adopt_existing_on_create",
             *_opt(
@@ -100,7 +151,8 @@ def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str
                     {"type": "bool", "default": life["suspend_on_destroy"]},
                     [
                         "With O(state=absent): true suspends the instance; false only removes it from the state"
-                        " store, with no API call.",
+                        " store, with no API call, and the instance keeps running (use O(state=deleted) to delete"
+                        " it).",
                     ],
                 ),
             )
@@ -134,16 +186,26 @@ def _outputs_lines(spec: dict[str, Any]) -> list[str]:
     C(outputs['internalConnect.master']), not documented sub-keys (validate-modules bad-return-value-key)."""
     lines = []
     for out in spec["outputs"]:
-        note = " Secret: never returned." if out["secret"] else ""
+        note = " Secret: returned only with O(return_secrets=true)." if out["secret"] else ""
         man = out["man"].strip()
         lines.append(f"C({out['code']}) ({out['type']}): {man}{note}".rstrip())
     return lines
 
 
-def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
+_WAIT_FALSE_OUTPUTS = (
+    "With O(wait=false) they are the instance's outputs when the task returns, before the operation has changed them"
+    " (none yet for a create): read them again once it has finished."
+)
+_WAIT_FALSE_STATUS = " With O(wait=false), as read right after the operation was started (for example V(creating))."
+
+
+def _instance_return(spec: dict[str, Any], starts_operations: bool = True) -> dict[str, Any]:
+    """`instance` of the result; `starts_operations`: the module runs operations (wait=false notes), not info."""
     outputs: dict[str, Any] = {
         "description": [
-            "The instance outputs (C(instance.state.out) of the API) by output code; secret outputs are omitted.",
+            "The instance outputs (C(instance.state.out) of the API) by output code; secret outputs are omitted"
+            + (" unless O(return_secrets=true)." if any(o["secret"] for o in spec["outputs"]) else "."),
+            *([_WAIT_FALSE_OUTPUTS] if starts_operations else []),
             "Read a dotted code with brackets, for example C(result.outputs['vault.url']).",
             *_outputs_lines(spec),
         ],
@@ -165,7 +227,7 @@ def _instance_return(spec: dict[str, Any]) -> dict[str, Any]:
             },
             "status": {
                 "description": "Normalised status: missing, creating, running, suspended, deleted, not_created,"
-                " pending or failed.",
+                " pending or failed." + (_WAIT_FALSE_STATUS if starts_operations else ""),
                 "returned": "always",
                 "type": "str",
                 "sample": "running",
@@ -199,14 +261,30 @@ _OPERATIONS_RETURN = {
     "sample": ["create"],
 }
 _OPERATION_RETURN = {
-    "description": "The last API operation started by the task; with O(wait=false) it may still run.",
-    "returned": "when the task started an operation",
+    "description": [
+        "The last API operation the task started. With O(wait=false) it still runs when the task returns"
+        " (RV(operation.finished=false)); pass the registered result to M(nubes.cloud.operation_info) to wait for it.",
+        "With O(wait=false), when the operation an earlier run of this task started still runs, that one"
+        " (RV(decision=in_flight)).",
+    ],
+    "returned": "when the task started an operation, or found its own earlier one still running",
     "type": "dict",
     "contains": {
         "uid": {"description": "UUID of the API operation.", "returned": "always", "type": "str"},
         "name": {"description": "Operation name, for example V(create).", "returned": "always", "type": "str"},
         "finished": {"description": "Whether the operation has finished.", "returned": "always", "type": "bool"},
-        "duration": {"description": "Seconds spent waiting for it.", "returned": "always", "type": "float"},
+        "duration": {
+            "description": "Seconds the operation ran, as the API reports it; V(null) while it runs.",
+            "returned": "always",
+            "type": "float",
+        },
+        "timeout": {
+            "description": "Seconds a wait for this operation may take: O(wait_timeout), else the service's timeout"
+            " for the operation (C(config/operation_timeouts.json)). M(nubes.cloud.operation_info) waits that long"
+            " by default.",
+            "returned": "always",
+            "type": "int",
+        },
     },
 }
 _DIAGNOSTICS_RETURN = {
@@ -216,9 +294,9 @@ _DIAGNOSTICS_RETURN = {
 }
 
 
-def _top_level_instance_returns(spec: dict[str, Any], returned: str) -> dict[str, Any]:
+def _top_level_instance_returns(spec: dict[str, Any], returned: str, starts_operations: bool = True) -> dict[str, Any]:
     """The instance's main fields repeated at the top level of the result (as the core returns them)."""
-    outputs = dict(_instance_return(spec)["contains"]["outputs"])
+    outputs = dict(_instance_return(spec, starts_operations)["contains"]["outputs"])
     outputs["returned"] = returned
     return {
         "instance_uid": {"description": "UUID of the instance.", "returned": returned, "type": "str"},
@@ -250,8 +328,35 @@ def _base_doc(module: str, short: str, description: list[str], options: dict[str
     }
 
 
+TEST_SERVICE_NOTE = (
+    "B(This is the platform's test service.) Its instances run no workload; use it to try playbooks and the "
+    "collection against the API, not for real resources."
+)
+
+
+def service_label(spec: dict[str, Any]) -> str:
+    """The English name, with the catalogue's name when it differs (`S3 bucket (S3 бакет)`), for tables."""
+    title, display = spec["service_title"], spec["service_display_name"]
+    return title if display == title else f"{title} ({display})"
+
+
 def _service_words(spec: dict[str, Any]) -> str:
-    return f"{spec['service_display_name']} (service {spec['service_id']}, C({spec['service_short_name']}))"
+    """`S3 bucket (Russian name S3 бакет; service 13, C(s3bucket))`: English first, the API's name beside it."""
+    title, display = spec["service_title"], spec["service_display_name"]
+    ids = f"service {spec['service_id']}, C({spec['service_short_name']})"
+    if display == title:
+        return f"{title} ({ids})"
+    language = "catalogue" if display.isascii() else "Russian"
+    return f"{title} ({language} name {display}; {ids})"
+
+
+def _short(spec: dict[str, Any], text: str) -> str:
+    """A short description: English, marked when the service is the platform's test service."""
+    return text + (" (test service)" if spec["test_service"] else "")
+
+
+def _described(spec: dict[str, Any], description: list[str]) -> list[str]:
+    return description + ([TEST_SERVICE_NOTE] if spec["test_service"] else [])
 
 
 def _module_options(
@@ -278,7 +383,12 @@ def _required_example(params: list[dict[str, Any]], registry: dict[int, str]) ->
 def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleModel:
     """``<name>``: the instance itself (create/modify/delete/suspend/resume + redeploy)."""
     name = spec["name"]
-    argument_spec, docs = _module_options(instance_lifecycle_options(spec), spec["params"], registry, "instance")
+    lifecycle = (
+        instance_lifecycle_options(spec)
+        + update_password_option(spec["params"], "instance")
+        + return_secrets_option(spec)
+    )
+    argument_spec, docs = _module_options(lifecycle, spec["params"], registry, "instance")
     life = spec["lifecycle"]
     description = [
         f"Creates, modifies and destroys instances of {_service_words(spec)}.",
@@ -286,7 +396,8 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
     ]
     if life["suspendable"]:
         description.append("Supports suspend on destroy and resume with adopt.")
-    documentation = _base_doc(name, f"Manage {spec['service_display_name']} instances", description, docs, True)
+    short = _short(spec, f"Manage {spec['service_title']} instances")
+    documentation = _base_doc(name, short, _described(spec, description), docs, True)
     documentation["seealso"] = [{"module": f"nubes.cloud.{name}_info"}] + [
         {"module": f"nubes.cloud.{name}_{sub['name']}"} for sub in spec["subresources"]
     ]
@@ -295,7 +406,7 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
     if life["redeploy"]:
         task["git_revision"] = "0123abc"
     examples = [
-        {"name": f"Create or update a {spec['service_display_name']} instance", f"nubes.cloud.{name}": task},
+        {"name": f"Create or update a {spec['service_title']} instance", f"nubes.cloud.{name}": task},
         {
             "name": "Adopt an existing instance with the same name instead of failing",
             f"nubes.cloud.{name}": {**task, "adopt_existing_on_create": True},
@@ -305,13 +416,23 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
             f"nubes.cloud.{name}": {"resource_name": task["resource_name"], "state": "absent"},
         },
     ]
+    if life["deletable"] and life["suspendable"]:
+        examples.append(
+            {
+                "name": "Delete the instance for good (the API's delete operation)",
+                f"nubes.cloud.{name}": {"resource_name": task["resource_name"], "state": "deleted"},
+            }
+        )
     returns = {
         "instance": _instance_return(spec),
         **_top_level_instance_returns(spec, "always"),
         "operations": _OPERATIONS_RETURN,
         "operation": _OPERATION_RETURN,
         "decision": {
-            "description": "The lifecycle decision taken, for example V(create), V(modify), V(adopt), V(none).",
+            "description": "The lifecycle decision taken, for example V(create), V(modify), V(resume+modify), V(adopt),"
+            " V(suspend), V(delete), V(forget) (removed from the state store only; the instance keeps running),"
+            " V(in_flight) (O(wait=false): the operation an earlier run of this task started still runs; nothing was"
+            " started), V(none).",
             "returned": "always",
             "type": "str",
         },
@@ -347,13 +468,15 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
                 [f"When a {what} with this O({sub['key']}) already exists in the parent, adopt it instead of failing."],
             ),
         ),
+        *update_password_option(sub["params"], what),
     ]
     argument_spec, docs = _module_options(lifecycle, sub["params"], registry, what)
     description = [
         f"Manages the {what} objects inside a {_service_words(spec)} instance.",
         f"Identity: the parent instance UUID and O({sub['key']}); idempotent by identity.",
     ]
-    documentation = _base_doc(name, f"Manage {what} objects of {spec['service_display_name']}", description, docs, True)
+    short = _short(spec, f"Manage {what} objects of {spec['service_title']}")
+    documentation = _base_doc(name, short, _described(spec, description), docs, True)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
     task = {
         "parent_resource_name": f"my-{spec['name'].replace('_', '-')}",
@@ -389,7 +512,7 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
                 },
                 "key": {"description": f"Value of O({sub['key']}).", "returned": "always", "type": "str"},
                 "exists": {
-                    "description": f"Whether the {what} existed before the task.",
+                    "description": f"Whether the {what} exists after the task (in check mode: as planned).",
                     "returned": "always",
                     "type": "bool",
                 },
@@ -402,6 +525,12 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
         },
         "operations": {**_OPERATIONS_RETURN, "sample": [sub["operations"]["create"]]},
         "operation": _OPERATION_RETURN,
+        "decision": {
+            "description": f"The decision taken, for example V({sub['operations']['create']}), V(adopt),"
+            " V(in_flight) (O(wait=false): this task's earlier operation still runs; nothing was started), V(none).",
+            "returned": "always",
+            "type": "str",
+        },
         "diagnostics": _DIAGNOSTICS_RETURN,
     }
     return ModuleModel(
@@ -409,36 +538,95 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
     )
 
 
+STATUSES = ["creating", "running", "suspended", "deleted", "not_created", "pending", "failed"]
+
+
 def info_module(spec: dict[str, Any]) -> ModuleModel:
-    """``<name>_info``: reads one instance (status, params, outputs); never writes."""
+    """``<name>_info``: reads one instance, or lists the service's instances (issue 16); never writes."""
     name = f"{spec['name']}_info"
     lifecycle = [
-        ("resource_name", *_opt({"type": "str"}, ["Display name of the instance to read."])),
         (
-            "instance_uid",
+            "resource_name",
             *_opt(
                 {"type": "str"},
-                ["UUID of the instance to read.", "One of O(resource_name) and O(instance_uid) is required."],
+                [
+                    "Display name of the instance to read: the one the state store records under this name, else the"
+                    " live instance with this display name.",
+                    "Without O(resource_name) and O(instance_uid) the module lists every instance of the service in"
+                    " RV(instances).",
+                ],
             ),
         ),
+        ("instance_uid", *_opt({"type": "str"}, ["UUID of the instance to read."])),
+        (
+            "status",
+            *_opt(
+                {"type": "list", "elements": "str", "choices": STATUSES},
+                [
+                    "Only instances with one of these normalised statuses go into RV(instances).",
+                    "Default: every status but V(deleted) (the API keeps deleted instances for good).",
+                ],
+            ),
+        ),
+        *return_secrets_option(spec),
     ]
     argument_spec = {name: spec for name, spec, _doc in lifecycle}
     docs = {name: doc for name, _spec, doc in lifecycle}
-    description = [f"Reads an instance of {_service_words(spec)}: status, params and outputs. Never changes it."]
-    documentation = _base_doc(name, f"Read {spec['service_display_name']} instances", description, docs, False)
+    description = [
+        f"Reads instances of {_service_words(spec)}: status, params and outputs. Never changes anything.",
+        "With O(resource_name) or O(instance_uid) it reads that instance (RV(instance)); without them it lists the"
+        " instances of the service (RV(instances)), filtered by O(status), as amazon.aws and hetzner.hcloud"
+        " C(_info) modules do.",
+        "API calls of a list: one C(GET /instances?serviceId=) per 100 instances of the service, then one"
+        " C(GET /instances/{uid}) (params and outputs) per instance that passes the filters; the list items carry"
+        " the status, so filtered-out and deleted instances cost no further call.",
+    ]
+    short = _short(spec, f"Read {spec['service_title']} instances")
+    documentation = _base_doc(name, short, _described(spec, description), docs, False)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
-    examples = [
+    slug = spec["name"].replace("_", "-")
+    examples: list[dict[str, Any]] = [
         {
             "name": "Read the instance",
-            f"nubes.cloud.{name}": {"resource_name": f"my-{spec['name'].replace('_', '-')}"},
+            f"nubes.cloud.{name}": {"resource_name": f"my-{slug}"},
             "register": "result",
-        }
+        },
+        {
+            "name": "List the running and suspended instances of the service",
+            f"nubes.cloud.{name}": {"status": ["running", "suspended"]},
+            "register": "listed",
+        },
     ]
-    found = "when the instance was found"
+    secrets = [out["code"] for out in spec["outputs"] if out["secret"]]
+    if secrets:
+        examples.append(
+            {
+                "name": f"Read the secret outputs ({', '.join(secrets)}) for later tasks; no_log keeps them out of"
+                " the output and logs",
+                f"nubes.cloud.{name}": {"resource_name": f"my-{slug}", "return_secrets": True},
+                "no_log": True,
+                "register": "with_secrets",
+            }
+        )
+    found = "when O(resource_name) or O(instance_uid) names one instance that was found"
+    view = _instance_return(spec, starts_operations=False)
     returns = {
-        "exists": {"description": "Whether a live instance was found.", "returned": "always", "type": "bool"},
-        "instance": {**_instance_return(spec), "returned": found},
-        **_top_level_instance_returns(spec, found),
+        "exists": {
+            "description": "Whether a live instance was found (a list: whether RV(instances) is not empty).",
+            "returned": "always",
+            "type": "bool",
+        },
+        "instance": {**view, "returned": found},
+        "instances": {
+            "description": "The instances found, each with the fields of RV(instance): every instance of the service"
+            " with a status in O(status), or the one O(resource_name) or O(instance_uid) names (several when live"
+            " instances share the display name).",
+            "returned": "always",
+            "type": "list",
+            "elements": "dict",
+            "contains": view["contains"],
+        },
+        **_top_level_instance_returns(spec, found, starts_operations=False),
         "subresources": {
             "description": "Sub-resources of the instance by kind, each a list of param maps (secrets omitted).",
             "returned": found,

@@ -25,12 +25,15 @@ INSTANCE_OPTIONS: tuple[str, ...] = (
     "adopt_existing_on_create",
     "suspend_on_destroy",
     "git_revision",
+    "update_password",
+    "return_secrets",
 )
 SUBRESOURCE_OPTIONS: tuple[str, ...] = (
     "parent_instance_uid",
     "parent_resource_name",
     "state",
     "adopt_existing_on_create",
+    "update_password",
 )
 COLLISION_SUFFIX = "_param"
 

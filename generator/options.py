@@ -47,8 +47,9 @@ def _must_give(param: dict[str, Any]) -> bool:
 
 
 def option_spec(param: dict[str, Any], nested: bool = False) -> dict[str, Any]:
-    """The ARGUMENT_SPEC entry of a param: type, elements/options, choices, no_log; no default and, at the top
-    level, not required (contracts.md: the core applies API defaults and create-required checks, P35/P36/P38).
+    """The ARGUMENT_SPEC entry of a param: type, elements/options, choices, no_log; no default (P40: nested params
+    with defaults are plain optional options, never computed values) and, at the top level, not required
+    (contracts.md: the core applies API defaults and create-required checks, P35/P36/P38).
     A sub-option the API requires without a default is required whenever its parent dict is given."""
     spec: dict[str, Any] = {"type": ANSIBLE_TYPES[param["type"]]}
     if param["type"] == "array":

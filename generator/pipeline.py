@@ -63,7 +63,9 @@ def fetch(workspace: Workspace, endpoint: str, token: str, transport: httpx.Base
 
 def render(workspace: Workspace) -> list[str]:
     """Write every generated file from the specs on disk; returns a line per written/removed file."""
-    files = render_all(load_specs(workspace), workspace.read(README_PATH))
+    files = render_all(
+        load_specs(workspace), workspace.read(README_PATH), requires_ansible=workspace.requires_ansible()
+    )
     written, removed = workspace.write_all(files, RENDER_SCOPE)
     return [f"wrote {p}" for p in written] + [f"removed stale {p}" for p in removed]
 
@@ -83,7 +85,8 @@ def check(
         # Specs must also be the canonical text of their data (catches hand edits that still validate).
         spec_files = {spec_path(s["name"]): dump_spec(s) for s in specs}
         report = compare(workspace, spec_files, SPEC_SCOPE)
-    rendered = compare(workspace, render_all(specs, workspace.read(README_PATH)), RENDER_SCOPE)
+    files = render_all(specs, workspace.read(README_PATH), requires_ansible=workspace.requires_ansible())
+    rendered = compare(workspace, files, RENDER_SCOPE)
     report.changed += rendered.changed
     report.missing += rendered.missing
     report.stale += rendered.stale

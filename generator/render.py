@@ -11,7 +11,7 @@ import jinja2
 import yaml
 
 from generator.errors import GeneratorError
-from generator.modules import ModuleModel, service_modules
+from generator.modules import TEST_SERVICE_NOTE, ModuleModel, service_label, service_modules
 from generator.pyliteral import literal
 
 MARKER = "GENERATED"
@@ -28,6 +28,10 @@ README_PATH = "README.md"
 README_BEGIN = "<!-- BEGIN GENERATED MODULE LIST -->"
 README_END = "<!-- END GENERATED MODULE LIST -->"
 _TEXT_KEYS = frozenset({"service_man", "label", "man"})
+_DOCS_ONLY_KEYS = frozenset({"service_title", "test_service"})  # top-level spec keys only the docs use
+# Hand-written modules that take the common options (doc fragment nubes.cloud.common): members of the `nubes` action
+# group like the generated ones, so module_defaults for group/nubes.cloud.nubes reach them too.
+GROUP_MEMBERS_BY_HAND = ("operation_info",)
 
 
 def spec_path(name: str) -> str:
@@ -59,7 +63,8 @@ def doc_yaml(data: Any) -> str:
 
 
 def service_literal(spec: dict[str, Any]) -> dict[str, Any]:
-    """The spec for the core (SERVICE): everything except the human texts (service_man, label, man)."""
+    """The spec for the core (SERVICE): everything except the human texts (service_man, label, man) and the
+    docs-only keys (service_title, test_service)."""
 
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
@@ -68,17 +73,17 @@ def service_literal(spec: dict[str, Any]) -> dict[str, Any]:
             return [strip(v) for v in value]
         return value
 
-    result: dict[str, Any] = strip(spec)
+    result: dict[str, Any] = strip({k: v for k, v in spec.items() if k not in _DOCS_ONLY_KEYS})
     return result
 
 
 # ---- Markdown helpers -------------------------------------------------------------------------------------------
 
-_MARKUP = re.compile(r"\b([CIMOVBU])\(([^)]*)\)")
+_MARKUP = re.compile(r"\b(RV|[CIMOVBU])\(([^)]*)\)")
 
 
 def md_markup(text: str) -> str:
-    """Ansible doc markup (C(), O(), V(), M(), I(), B(), U()) -> Markdown."""
+    """Ansible doc markup (C(), O(), V(), RV(), M(), I(), B(), U()) -> Markdown."""
 
     def convert(match: re.Match[str]) -> str:
         kind, inner = match.group(1), match.group(2)
@@ -165,9 +170,9 @@ def operation_use(op: dict[str, Any], spec: dict[str, Any]) -> str:
     return {
         "create": "`state: present` on a new instance",
         "modify": "`state: present` when params differ",
-        "delete": "not used: destroy suspends or forgets (P29)"
+        "delete": "`state: deleted` (`state: absent` suspends or forgets, P29)"
         if spec["lifecycle"]["suspendable"]
-        else "`state: absent`",
+        else "`state: absent` or `state: deleted`",
         "suspend": "`state: absent` with `suspend_on_destroy: true`",
         "resume": "`state: present` with `adopt_existing_on_create: true` on a suspended instance",
     }[name]
@@ -192,6 +197,9 @@ def environment() -> jinja2.Environment:
         man_block=man_block,
         operation_use=operation_use,
         demote_headings=demote_headings,
+        service_label=lambda spec, mark_test=True: (
+            service_label(spec) + (" — test service" if mark_test and spec["test_service"] else "")
+        ),
     )
     return env
 
@@ -293,7 +301,7 @@ def render_man_page(spec: dict[str, Any], models: list[ModuleModel]) -> str:
     return (
         environment()
         .get_template("man_page.md.j2")
-        .render(marker=MARKER, source=spec_path(spec["name"]), spec=spec, models=models)
+        .render(marker=MARKER, source=spec_path(spec["name"]), spec=spec, models=models, test_note=TEST_SERVICE_NOTE)
     )
 
 
@@ -302,6 +310,11 @@ def check_module_names(specs: list[dict[str, Any]], all_models: list[list[Module
     owners: dict[str, str] = {}
     for spec, models in zip(specs, all_models):
         for model in models:
+            if model.name in GROUP_MEMBERS_BY_HAND:
+                raise GeneratorError(
+                    f"service {spec['name']} would generate {model.name!r}, the name of a hand-written module: "
+                    "rename the service in config/services_list.txt"
+                )
             if model.name in owners:
                 raise GeneratorError(
                     f"module name {model.name!r} is generated twice (services {owners[model.name]} and "
@@ -319,10 +332,11 @@ def render_readme(readme: str, services: list[tuple[dict[str, Any], list[ModuleM
     return readme[: begin + len(README_BEGIN)] + "\n" + body + readme[end:]
 
 
-def render_all(specs: list[dict[str, Any]], readme: str | None = None) -> dict[str, str]:
+def render_all(specs: list[dict[str, Any]], readme: str | None = None, *, requires_ansible: str) -> dict[str, str]:
     """Every generated file (repo-relative path -> text) from the specs; deterministic (P47).
 
-    ``readme`` is the current README.md: when given and it has the markers, its module list is rendered too."""
+    ``readme`` is the current README.md: when given and it has the markers, its module list is rendered too.
+    ``requires_ansible`` goes into meta/runtime.yml (the oldest ansible-core of config/ansible_core_versions.txt)."""
     registry = {spec["service_id"]: spec["name"] for spec in specs}
     all_models = [service_modules(spec, registry) for spec in specs]
     check_module_names(specs, all_models)
@@ -336,8 +350,10 @@ def render_all(specs: list[dict[str, Any]], readme: str | None = None) -> dict[s
         files[f"{SERVICES_DIR}/{spec['name']}.py"] = render_service_data(spec)
     env = environment()
     files[INDEX_PATH] = env.get_template("index.md.j2").render(marker=MARKER, services=list(zip(specs, all_models)))
-    module_names = sorted(m.name for models in all_models for m in models)
-    files[RUNTIME_PATH] = env.get_template("runtime.yml.j2").render(marker=MARKER, modules=module_names)
+    module_names = sorted([m.name for models in all_models for m in models] + list(GROUP_MEMBERS_BY_HAND))
+    files[RUNTIME_PATH] = env.get_template("runtime.yml.j2").render(
+        marker=MARKER, modules=module_names, requires_ansible=requires_ansible
+    )
     if readme is not None and README_BEGIN in readme:
         files[README_PATH] = render_readme(readme, list(zip(specs, all_models)))
     return dict(sorted(files.items()))

@@ -302,11 +302,14 @@ def build_spec(fetched: FetchedService, timeouts: Timeouts) -> dict[str, Any]:
             }
         )
 
+    display_name = _text(svc.get("svcName")) or _text(svc.get("svcShort")) or name
     return {
         "name": name,
         "service_id": entry.service_id,
-        "service_display_name": _text(svc.get("svcName")) or _text(svc.get("svcShort")) or name,
+        "service_display_name": display_name,
+        "service_title": service_title(entry, display_name),
         "service_short_name": _text(svc.get("svcShort")) or name,
+        "test_service": entry.test,
         "service_man": _text(svc.get("man")),
         "lifecycle": lifecycle,
         "outputs": outputs,
@@ -314,6 +317,19 @@ def build_spec(fetched: FetchedService, timeouts: Timeouts) -> dict[str, Any]:
         "params": build_params(instance_params, instance_reserved()),
         "subresources": [_subresource(name, sub, sub_ops[sub]) for sub in sorted(sub_ops)],
     }
+
+
+def service_title(entry: ServiceEntry, display_name: str) -> str:
+    """The English name the docs use: the list's ``title``, else the catalogue's name when it is English (ASCII).
+    A service whose catalogue name is in Russian needs a ``title`` (fail fast: docs are in English)."""
+    if entry.title:
+        return entry.title
+    if display_name.isascii():
+        return display_name
+    raise GeneratorError(
+        f"service {entry.service_id} ({entry.name}): the catalogue names it {display_name!r}, which is not English; "
+        f'add title="<English name>" to its line in config/services_list.txt'
+    )
 
 
 def _timeouts(service: str, names: set[str], timeouts: Timeouts) -> dict[str, int]:

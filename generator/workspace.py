@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.config import ServiceEntry, Timeouts, load_services_list, load_timeouts
+from generator.config import ServiceEntry, Timeouts, load_requires_ansible, load_services_list, load_timeouts
 from generator.render import DOCS_MAN_DIR, DOCS_MODULES_DIR, MARKER, MODULES_DIR, SERVICES_DIR, spec_path
 
 GENERATED_MARK = f"{MARKER} by `python -m generator"
@@ -34,6 +34,14 @@ class Workspace:
     @property
     def timeouts_file(self) -> Path:
         return self.root / "config" / "operation_timeouts.json"
+
+    @property
+    def core_versions_file(self) -> Path:
+        return self.root / "config" / "ansible_core_versions.txt"
+
+    def requires_ansible(self) -> str:
+        """meta/runtime.yml's requires_ansible: the oldest supported ansible-core (config/ansible_core_versions.txt)."""
+        return load_requires_ansible(self.core_versions_file)
 
     def entries(self) -> list[ServiceEntry]:
         return load_services_list(self.services_list)

@@ -1,6 +1,9 @@
 # Component module, action plugin and role (issue 8). Variables PY, PYTEST, BIN come from the Makefile.
 # `make unit` runs tests/unit/component; `make integration` runs tests/integration/component (marked cluster).
 BENCH_TARGETS += bench-component
+# Tests that use the pinned helm (fixture helm_binary, marked `helm` automatically by tests/cluster/helm.py) run in
+# `make integration`, after cluster-build has built helm; `make unit` leaves them out.
+BUILD_MARKERS += helm
 MYPY_PATHS += plugins/plugin_utils
 
 .PHONY: component-unit component-integration component-molecule component-lint component-demo bench-component
@@ -11,8 +14,9 @@ component-unit: ## component module: unit tests (render, record, diff masking; n
 component-integration: ## component module: playbook-level tests against the local cluster (starts it if needed)
 	$(PYTEST) -q -m cluster tests/integration/component
 
-component-molecule: ## role nubes.cloud.component: molecule scenario against the local cluster
-	@export $$(tests/cluster/up | tail -n 1) && $(BIN)/molecule test -s component
+component-molecule: ## role nubes.cloud.component: molecule scenario against the local cluster (pinned helm on the PATH)
+	@export $$(tests/cluster/up | tail -n 1) && export PATH="$$(dirname "$$(tests/cluster/build --helm | tail -n 1)"):$$PATH" && \
+	  $(BIN)/molecule test -s component
 
 component-lint: ## ruff + mypy on the component code, tests and bench
 	$(BIN)/ruff check plugins/module_utils/component plugins/plugin_utils plugins/modules/component.py plugins/action/component.py tests/unit/component tests/integration/component bench/component_bench.py

@@ -4,26 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=.venv
-# Candidates per version: the command on PATH (pyenv shims may exist without a usable version),
-# then pyenv's own installs, then /usr/local and /usr.
-pick_python() {
-  local v c
-  for v in 3.14 3.13 3.12; do
-    for c in "python$v" "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v"*/bin/"python$v" /usr/local/bin/"python$v" /usr/bin/"python$v"; do
-      if command -v "$c" >/dev/null 2>&1 && "$c" -c 'import sys' >/dev/null 2>&1; then
-        echo "$c"; return 0
-      fi
-    done
-  done
-  return 1
-}
 if [ ! -x "$VENV/bin/python" ]; then
-  PY=$(pick_python) || { echo "error: ansible-core 2.20+ needs Python 3.12 or newer; install python3.14, python3.13 or python3.12 and re-run 'make venv'" >&2; exit 1; }
+  PY=$(bash scripts/find-python.sh 3.14 3.13 3.12) || { echo "error: ansible-core 2.20+ needs Python 3.12 or newer; install python3.14, python3.13 or python3.12 and re-run 'make venv'" >&2; exit 1; }
   echo "bootstrap: creating $VENV with $PY ($($PY --version))"
   "$PY" -m venv "$VENV"
 fi
 stamp="$VENV/.requirements.sha256"
-want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt requirements-test.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: installing requirements-dev.txt"
   "$VENV/bin/python" -m pip install -q --upgrade pip

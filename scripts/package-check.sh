@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Build the collection tarball, check that it holds what users need and none of the development
-# files, install it into a temporary collections path and list its modules and inventory plugins from there.
+# files, that its docs link only to files it contains, install it into a temporary collections path and list its
+# modules and inventory plugins from there, and build the README's execution-environment context from it
+# (ansible-builder create). P5: the published artifact; `make dist` also builds the docs site.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${BIN:-.venv/bin}
+BIN=$(cd "${BIN:-.venv/bin}" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$BIN/ansible-galaxy" collection build --force --output-path "$work/dist" . >/dev/null
@@ -31,6 +33,14 @@ for needed in MANIFEST.json FILES.json README.md COPYING LICENSE meta/runtime.ym
     fail=1
   fi
 done
+# Docs in the tarball link only to files the tarball contains (dev-only pages are linked by URL).
+mkdir "$work/unpacked"
+tar -xzf "$tarball" -C "$work/unpacked"
+if ! dangling=$("$BIN/python" scripts/check_doc_links.py "$work/unpacked"); then
+  echo "package: docs in the tarball link to files it does not contain (ship them, or link them by URL):" >&2
+  echo "$dangling" >&2
+  fail=1
+fi
 [ "$fail" -eq 0 ] || exit 1
 
 # Install as a user would: into a path of its own, seen without this checkout's .collections.
@@ -54,3 +64,44 @@ for kind in module:modules inventory:inventory; do
   counts[${kind%%:*}]=$found
 done
 echo "package: installed into a temporary path; ansible-doc lists ${counts[module]} module(s) and ${counts[inventory]} inventory plugin(s) from it"
+
+# The execution environment of the README (examples/execution-environment/) builds from this tarball:
+# `ansible-builder create` makes its context, the context's galaxy step installs the collection from it (run here as
+# the image build would, offline), and the collection asks the image for no system packages (bindep.txt holds
+# runtime needs only; the tests' tools are in tests/bindep.txt).
+ee_example=examples/execution-environment/execution-environment.yml
+tarball_name=$(basename "$tarball")
+if ! grep -qF "$tarball_name" "$ee_example"; then
+  echo "package: $ee_example does not name the tarball $tarball_name (galaxy.yml version): update it and README.md" >&2
+  exit 1
+fi
+"$BIN/python" - "$ee_example" README.md <<'PY' || exit 1
+import sys
+example, readme = (open(path, encoding="utf-8").read() for path in sys.argv[1:3])
+body = "".join(line for line in example.splitlines(keepends=True) if not line.startswith("#"))
+if body not in readme:
+    sys.exit(f"package: README.md does not show {sys.argv[1]} (without its comments) verbatim: copy it into the README")
+PY
+mkdir "$work/ee"
+cp "$ee_example" "$tarball" "$work/ee/"
+"$BIN/ansible-builder" create -f "$work/ee/execution-environment.yml" -c "$work/ee/context" >/dev/null
+(cd "$work/ee/context/_build" &&
+  ANSIBLE_GALAXY_DISABLE_GPG_VERIFY=1 ANSIBLE_COLLECTIONS_PATH="$work/ee/collections" \
+    "$BIN/ansible-galaxy" collection install --offline -r requirements.yml \
+    --collections-path "$work/ee/collections" >/dev/null)
+[ -f "$work/ee/collections/ansible_collections/nubes/cloud/MANIFEST.json" ] ||
+  { echo "package: the execution environment's galaxy step did not install nubes.cloud" >&2; exit 1; }
+"$BIN/python" "$work/ee/context/_build/scripts/introspect.py" introspect "$work/ee/collections" >"$work/ee/deps.yml"
+"$BIN/python" - "$work/ee/deps.yml" <<'PY' || exit 1
+import sys
+
+import yaml
+
+deps = yaml.safe_load(open(sys.argv[1], encoding="utf-8")) or {}
+system, python = deps.get("system") or [], deps.get("python") or []
+if system:
+    sys.exit(f"package: the execution environment would install system packages {system}: bindep.txt lists runtime needs only")
+if not any(line.startswith("httpx") for line in python):
+    sys.exit(f"package: the execution environment would miss the Python requirements (got {python})")
+print(f"package: execution environment context built; it installs the tarball and {len(python)} Python requirement(s), no system packages")
+PY

@@ -4,20 +4,25 @@
 
 The module then gets the file contents (option ``templates``, with the resolved ``source_kind``) and the
 kubeconfig's content, so it can run on any host the task is delegated to. A kustomize source is built here, in
-place, so overlays that reference ``../base`` resolve. Rendering of templates happens in the module, where the
-target cluster is reachable for ``lookup()``.
+place, so overlays that reference ``../base`` resolve; a Helm chart is rendered here with ``helm template`` (the
+chart, its values files and the helm binary are on the controller), as the release of the component's placement
+with the spec as values. Rendering of templates happens in the module, where the target cluster is reachable for
+``lookup()``. With ``state: absent`` the source is not read: a deletion needs only the record.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 
 from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import SourceError
-from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import read_source
+from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
+from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import SOURCE_KIND as HELM
+from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import ReadInput, read_source, resolve_kind
+from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
+from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
 
 try:
     import yaml
@@ -27,25 +32,50 @@ except ImportError:  # pragma: no cover - ansible-core depends on PyYAML
     HAS_YAML = False
 
 
-def _run_on_controller(argv):
-    """Run a command (kustomize) on the controller: (exit code, stdout, stderr)."""
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 class ActionModule(ActionBase):
     """Resolve controller-side files, then run the module."""
 
     TRANSFERS_FILES = False
 
-    def _controller_source(self, source, kind):
+    def _controller_path(self, path):
+        """A path as the ``files`` of a role or playbook are searched, else the path itself (``~`` expanded)."""
         try:
-            path = self._find_needle("files", source)
+            return self._find_needle("files", path)
         except AnsibleError:
-            path = os.path.expanduser(source)
+            return os.path.expanduser(path)
+
+    def _helm_read_input(self, args):
+        """C2, C10: the chart's values are the spec, its release the placement (after the spec's configuration, C9);
+        the helm options with the values files found on the controller."""
+        spec = args.get("spec") or {}
+        if not isinstance(spec, dict):
+            raise AnsibleActionFail("spec must be a mapping: a Helm chart gets it as its values")
+        name, namespace = args.get("name"), args.get("namespace")
+        if not (isinstance(name, str) and name and isinstance(namespace, str) and namespace):
+            raise AnsibleActionFail("name and namespace are required: they are the Helm release's default placement")
+        task_options = dict(args, spec_configuration=boolean(args.get("spec_configuration", False), strict=False))
+        placement = merge_spec_configuration(task_options, spec)["placement"]
+        helm = dict(args.get("helm") or {})
+        values_files = helm.get("values_files")
+        if isinstance(values_files, str):
+            values_files = [values_files]
+        if isinstance(values_files, list):
+            helm["values_files"] = [self._controller_path(p) if isinstance(p, str) else p for p in values_files]
+        return ReadInput(
+            run_command=run_command,
+            spec=spec,
+            namespace=placement["namespace"] or namespace,
+            name=placement["name"] or name,
+            helm=helm,
+        )
+
+    def _controller_source(self, source, args):
+        path = self._controller_path(source)
         try:
-            return read_source(path, kind or "auto", _run_on_controller)
-        except SourceError as exc:
+            kind = resolve_kind(path, args.get("source_kind") or "auto")
+            read_input = self._helm_read_input(args) if kind == HELM else ReadInput(run_command=run_command)
+            return read_source(path, kind, read_input)
+        except ComponentError as exc:
             raise AnsibleActionFail(str(exc)) from None
 
     def _controller_kubeconfig(self, value):
@@ -75,22 +105,26 @@ class ActionModule(ActionBase):
         del tmp
         args = dict(self._task.args)
         source = args.pop("source", None)
-        file_count = None
+        shown = None
         if source:
             if args.get("templates") is not None or args.get("definitions") is not None:
                 raise AnsibleActionFail("source, templates and definitions are mutually exclusive; give one")
-            read = self._controller_source(source, args.get("source_kind"))
-            args["templates"], args["source_kind"] = read["files"], read["kind"]
-            file_count = len(args["templates"])
+            if args.get("state", "present") == "absent":
+                shown = f"({source}: not read for state absent)"
+            else:
+                read = self._controller_source(source, args)
+                args["templates"], args["source_kind"] = read["files"], read["kind"]
+                shown = {
+                    "kustomize": f"(kustomize build of {source} on the controller)",
+                    HELM: f"(helm template of {source} on the controller)",
+                }.get(read["kind"], f"({len(read['files'])} files read from {source} on the controller)")
         if args.get("kubeconfig") is not None:
             args["kubeconfig"] = self._controller_kubeconfig(args["kubeconfig"])
         module_result = self._execute_module(module_name="nubes.cloud.component", module_args=args, task_vars=task_vars)
         invocation = module_result.get("invocation") or {}
         module_args = invocation.get("module_args") or {}
-        if file_count is not None and "templates" in module_args:
-            module_args["templates"] = f"({file_count} files read from {source} on the controller)"
-            if args["source_kind"] == "kustomize":
-                module_args["templates"] = f"(kustomize build of {source} on the controller)"
+        if shown is not None and "templates" in module_args:
+            module_args["templates"] = shown  # rendered Secrets of a chart are not shown either
             module_args["source"] = source
         if isinstance(module_args.get("kubeconfig"), dict):
             module_args["kubeconfig"] = "(kubeconfig content, not shown)"

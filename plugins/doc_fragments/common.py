@@ -15,12 +15,17 @@ options:
         any other endpoint is the REST gateway (paths are appended), for example
         C(https://lk-api-gateway.ngcloud.ru/api/v1/svc).
       - If not set, the value of the E(NUBES_API_ENDPOINT) environment variable is used.
+      - Only deck-api answers are believed. An endpoint that answers with something else (an HTML or login
+        page, a redirect, a 404 without the API's error body) fails the task with a message naming it, before
+        any write; an endpoint that cannot be reached fails after 4 attempts (14 s of waiting).
     type: str
   api_token:
     description:
       - Bearer token (a Keycloak JWT access token) for the deck-api.
       - If not set, the value of the E(NUBES_API_TOKEN) environment variable is used.
       - Never logged or returned.
+      - A token the API rejects (HTTP 401) fails the task after 4 attempts (14 s); the message says what to
+        check (the token, the endpoint, the clock of the host that runs the module).
     type: str
   validate_certs:
     description:
@@ -39,14 +44,23 @@ options:
   wait:
     description:
       - Wait until the cloud operation has finished.
-      - With V(false) the module returns right after the operation was started, with its uid in RV(operation);
-        a later run of the same task waits for it and records the result.
+      - With V(false) the module returns as soon as the API has accepted and run the operation. The result's
+        C(operation) carries its uid (C(finished=false)); C(changed) is true; C(status) and C(outputs) are read
+        right after the start (a create shows V(creating), or V(not_created) until the API picks it up, and no
+        outputs yet). The state record notes the operation as in flight. M(nubes.cloud.operation_info) waits for
+        one or many such operations, so independent resources are created side by side.
+      - The next run of the same task finds that operation. With V(true) it waits for it and records what it
+        applied; with V(false), while it still runs, it only reports it (C(decision=in_flight),
+        C(changed=false)). It never starts a second one.
+      - A task that needs two operations (resume then modify, modify then redeploy) waits for the first one
+        with V(false) too, and returns once the last one runs.
     type: bool
     default: true
   wait_timeout:
     description:
       - How long to wait for one cloud operation, in seconds.
       - Defaults to the operation's timeout from C(config/operation_timeouts.json) for this service.
+      - Returned as C(operation.timeout), which M(nubes.cloud.operation_info) waits by default.
     type: int
   state_backend:
     description:
@@ -56,6 +70,9 @@ options:
         with a C(coordination.k8s.io/v1) Lease, so AWX jobs (a fresh pod each) and parallel controllers share
         one state and never create duplicates. Needs the Python package C(kubernetes) on the host that runs
         the module. See C(docs/state.md).
+      - In an AWX/Automation Controller job (E(JOB_ID) and E(AWX_HOST) are set) with V(file) and no O(state_path),
+        the state file lives in the job's pod and is lost after the job, so the module warns, and refuses decisions
+        that need a record of an earlier job (see C(docs/awx/README.md)).
       - If not set, the value of the E(NUBES_STATE_BACKEND) environment variable is used.
     type: str
     choices: [file, kubernetes]
@@ -104,6 +121,7 @@ options:
     type: str
     default: default
 notes:
+  - An environment variable that is set but empty counts as not set (AWX injects a blank credential field that way).
   - Transient API errors (HTTP 401, 429, 502, 503, 504 on reads) are retried 3 times with 2, 4 and 8 seconds
     of backoff; writes are never re-sent blindly.
 """

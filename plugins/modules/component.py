@@ -11,9 +11,11 @@ short_description: Apply a Kubernetes component (a rendered set of dependent obj
 version_added: 1.0.0
 description:
   - Renders a component from its O(source) (a directory of manifests, a kustomize directory built in place, a
-    directory of Jinja2 templates, or a manifest file; see O(source_kind)) or from inline O(definitions), applies the
-    objects with the collection's reconciler (server-side apply, ownership labels, apply waves, readiness, pruning)
-    and waits until all are ready.
+    directory of Jinja2 templates, a Helm chart, or a manifest file; see O(source_kind)) or from inline
+    O(definitions), applies the objects with the collection's reconciler (server-side apply, ownership labels, apply
+    waves, readiness, pruning) and waits until all are ready.
+  - A Helm chart's hooks become apply waves (C(pre-install), C(post-install), C(pre-upgrade), C(post-upgrade)), and
+    its C(pre-delete) and C(post-delete) hooks run around the deletion of the objects with O(state=absent).
   - The inventory (which objects the component owns) and the status are kept in the target cluster in one ConfigMap
     per component, named C(cloud.nubes.component.<name>) in O(namespace) and labelled
     C(component.nubes.cloud/component=<name>).
@@ -31,6 +33,7 @@ requirements:
   - kubernetes >= 31.0 (Python client), only for kubeconfig users with an C(auth-provider) (gcp, oidc, azure)
   - google-auth and requests, only for O(gke)
   - C(kubectl) or C(kustomize), only for kustomize sources
+  - C(helm) 3.8 or later on the controller, only for Helm chart sources
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:
@@ -89,13 +92,16 @@ options:
   source:
     description:
       - Path on the controller of a directory of manifests, a kustomize directory (with C(kustomization.yaml)), a
-        directory of Jinja2 templates, or a single manifest file; O(source_kind) says which.
+        directory of Jinja2 templates, a Helm chart (a directory with C(Chart.yaml) or a packaged C(.tgz)), or a
+        single manifest file; O(source_kind) says which.
       - Files ending in C(.yaml), C(.yml) or C(.json) become objects; C(List) documents (C(kind) C(List) or
         C(<Kind>List)) are expanded into their items.
       - The action plugin reads it on the controller (building a kustomize source there, in place, so C(../base)
-        resolves) and passes the contents as O(templates); templates are rendered in the module, next to the
-        cluster, so that C(lookup()) sees live objects.
+        resolves, and rendering a Helm chart there with C(helm template)) and passes the contents as O(templates);
+        templates are rendered in the module, next to the cluster, so that C(lookup()) sees live objects.
       - Relative paths are searched like the C(files) of a role or playbook.
+      - Not read with O(state=absent), since a deletion needs only the record (a Helm chart's delete hooks are kept
+        there by the last apply, as Helm keeps a release's hooks).
     type: path
   source_kind:
     description:
@@ -103,12 +109,54 @@ options:
       - V(manifests) applies the files as they are; V(kustomize) builds the directory in place with C(kubectl
         kustomize) (or C(kustomize build)) and applies the result as it is; V(templates) renders every file as a
         Jinja2 template (unless C(.component-config.yaml) sets a C(template_suffix)) and builds the result with
-        kustomize when a C(kustomization.yaml) is among them.
-      - V(auto) picks V(kustomize) for a directory with a C(kustomization.yaml), else V(manifests); a source with
-        C(*.j2) files or a C(.component-config.yaml) fails and asks for V(templates) or V(manifests).
+        kustomize when a C(kustomization.yaml) is among them; V(helm) renders a Helm chart with C(helm template) on the
+        controller (the values are the chart's, then O(helm.values_files), then O(spec); the release name and
+        namespace are the placement) and maps its hooks to waves; see O(helm).
+      - V(auto) picks V(helm) for a directory with a C(Chart.yaml) or a C(.tgz) file, V(kustomize) for a directory
+        with a C(kustomization.yaml), else V(manifests); a source with C(*.j2) files or a C(.component-config.yaml)
+        fails and asks for V(templates) or V(manifests).
     type: str
-    choices: [auto, kustomize, manifests, templates]
+    choices: [auto, helm, kustomize, manifests, templates]
     default: auto
+  helm:
+    description:
+      - Options of a Helm chart source (O(source_kind=helm), or V(auto) with a chart as O(source)). Given for another
+        kind of source, the task fails.
+      - The chart is rendered on the controller by C(helm template), never installed by Helm; the component engine
+        applies the objects. C(crds/) objects apply first, C(pre-install) hooks in waves before the main objects
+        (C(post-install) after them), C(pre-upgrade)/C(post-upgrade) hooks from the component's second revision on,
+        and C(pre-delete)/C(post-delete) hooks run around the deletion. C(test) and rollback hooks are errors.
+    type: dict
+    suboptions:
+      values_files:
+        description:
+          - Values files on the controller, in order (later files win); the chart's own values come first and
+            O(spec) last. Relative paths are searched like the C(files) of a role or playbook.
+        type: list
+        elements: path
+        default: []
+      skip_tests:
+        description: Leave out the chart's C(test) hooks (C(helm template --skip-tests)); without it they fail the task.
+        type: bool
+        default: false
+      kube_version:
+        description: C(.Capabilities.KubeVersion) for the templates (C(--kube-version)); default helm's own.
+        type: str
+      api_versions:
+        description: Extra C(.Capabilities.APIVersions) for the templates (C(--api-versions)).
+        type: list
+        elements: str
+        default: []
+      crds_delete_policy:
+        description:
+          - Delete policy of the objects of the charts' C(crds/) directories. V(orphan) is Helm's behaviour (they are
+            never deleted); an empty string means the component's O(policies.delete).
+        type: str
+        choices: ['orphan', 'delete', 'orphan-on-apply', 'orphan-on-delete', '']
+        default: orphan
+      helm_binary:
+        description: Path of the helm binary on the controller; default C(helm) on the controller's E(PATH).
+        type: path
   templates:
     description:
       - File contents keyed by relative path, as O(source) produces them (for a kustomize source, the built YAML).
@@ -321,6 +369,16 @@ EXAMPLES = r"""
         data:
           mode: production
 
+- name: Apply a Helm chart; its hooks become waves, the spec is the values
+  nubes.cloud.component:
+    name: shop
+    namespace: team-a
+    source: charts/shop
+    helm:
+      values_files: [values/prod.yaml]
+    spec:
+      replicas: 3
+
 - name: Apply an operator's install bundle (a kustomize overlay of ../base, built in place)
   nubes.cloud.component:
     name: operator
@@ -347,10 +405,10 @@ EXAMPLES = r"""
       cluster: prod
       credentials_file: /etc/gcp/deployer.json
 
-- name: Delete the component, keeping its objects
+- name: Delete a component (a Helm chart's pre-delete and post-delete hooks run around it)
   nubes.cloud.component:
-    name: web
-    namespace: demo
+    name: shop
+    namespace: team-a
     state: absent
 """
 
@@ -463,9 +521,14 @@ import traceback  # noqa: E402
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
 try:
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
     from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
     from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun, ComponentTask
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import KIND_CHOICES, read_source
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (
+        KIND_CHOICES,
+        ReadInput,
+        read_source,
+    )
     from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
     from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import (
         ConnectionOptions,
@@ -477,7 +540,7 @@ try:
     IMPORT_ERROR = None
 except ImportError:
     IMPORT_ERROR = traceback.format_exc()
-    KIND_CHOICES = ["auto", "kustomize", "manifests", "templates"]
+    KIND_CHOICES = ["auto", "helm", "kustomize", "manifests", "templates"]
 
 POLICY_CHOICES = {
     "adoption": ["never", "if-unowned", "always"],
@@ -487,6 +550,7 @@ POLICY_CHOICES = {
 }
 
 ARGUMENT_SPEC = dict(
+    # C1: a component is namespaced; (name, namespace) is its identity
     name=dict(type="str", required=True),
     namespace=dict(type="str", required=True),
     state=dict(type="str", choices=["present", "absent"], default="present"),
@@ -495,6 +559,19 @@ ARGUMENT_SPEC = dict(
     source=dict(type="path"),
     source_kind=dict(type="str", choices=KIND_CHOICES, default="auto"),
     templates=dict(type="dict"),
+    helm=dict(
+        type="dict",
+        options=dict(
+            values_files=dict(type="list", elements="path", default=[]),
+            skip_tests=dict(type="bool", default=False),
+            kube_version=dict(type="str"),
+            api_versions=dict(type="list", elements="str", default=[]),
+            crds_delete_policy=dict(
+                type="str", choices=["orphan", "delete", "orphan-on-apply", "orphan-on-delete", ""], default="orphan"
+            ),
+            helm_binary=dict(type="path"),
+        ),
+    ),
     definitions=dict(type="raw"),
     placement=dict(type="dict", options=dict(namespace=dict(type="str"), name=dict(type="str"))),
     kubeconfig=dict(type="raw", no_log=False),
@@ -549,20 +626,33 @@ def build_task(module):
     for key in ("name", "namespace"):
         if not re.match(DNS_LABEL, params[key]):
             raise ComponentError(f"{key} {params[key]!r} is not a DNS label (lowercase letters, digits, '-', max 63)")
-    files, kind = params["templates"], params["source_kind"]
-    if params["source"] and files is None:
-        # the action plugin normally did this on the controller
-        read = read_source(params["source"], kind, lambda argv: module.run_command(argv, check_rc=False))
-        files, kind = read["files"], read["kind"]
-    elif files is not None and kind == "auto":
-        kind = "templates"  # file contents given by hand under the option's own name
-    if params["state"] == "present" and files is None and params["definitions"] is None:
-        raise ComponentError("state=present needs one of source, templates or definitions")
     for key in ("timeout", "reapply_interval"):
         if (params[key] or 0) < 0:
             raise ComponentError(f"{key} must be a number of seconds (0 or unset: the default)")
     options = merge_spec_configuration(params, params["spec"] or {})  # C9: the task's options win over the spec
     placement = options["placement"]
+    files, kind = params["templates"], params["source_kind"]
+    present = params["state"] == "present"
+    if params["source"] and files is None and present:
+        # the action plugin normally did this on the controller
+        read_input = ReadInput(
+            run_command=module_runner(module),
+            spec=params["spec"] or {},
+            namespace=placement.get("namespace") or params["namespace"],
+            name=placement.get("name") or params["name"],
+            helm=params["helm"] or {},
+        )
+        read = read_source(params["source"], kind, read_input)
+        files, kind = read["files"], read["kind"]
+    elif files is not None and kind == "auto":
+        kind = "templates"  # file contents given by hand under the option's own name
+    if present and files is None and params["definitions"] is None:
+        raise ComponentError("state=present needs one of source, templates or definitions")
+    if present and params["helm"] is not None and kind != "helm":
+        raise ComponentError(
+            "helm options are for Helm chart sources (source_kind helm); this component's source is "
+            + (f"of kind {kind}" if files is not None else "definitions")
+        )
     impersonate = options["impersonate"]
     connection = ConnectionOptions(
         kubeconfig=params["kubeconfig"],
@@ -596,7 +686,7 @@ def build_task(module):
         check_mode=module.check_mode,
         diff=module._diff,  # pylint: disable=protected-access
         verbosity=module._verbosity,  # pylint: disable=protected-access
-        run_command=lambda argv: module.run_command(argv, check_rc=False),
+        run_command=module_runner(module),
     )
 
 
@@ -616,6 +706,8 @@ def main():
         result = ComponentRun(build_task(module)).execute()
     except ComponentError as exc:
         module.fail_json(msg=str(exc), **exc.result)
+    for warning in result.pop("warnings", []):
+        module.warn(warning)  # not through exit_json: ansible-core deprecates its `warnings`
     module.exit_json(**result)
 
 

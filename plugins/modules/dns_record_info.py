@@ -17,6 +17,19 @@ ARGUMENT_SPEC = {
     "instance_uid": {
         "type": "str",
     },
+    "status": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "creating",
+            "running",
+            "suspended",
+            "deleted",
+            "not_created",
+            "pending",
+            "failed",
+        ],
+    },
 }
 
 

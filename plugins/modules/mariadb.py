@@ -22,6 +22,7 @@ ARGUMENT_SPEC = {
         "choices": [
             "present",
             "absent",
+            "deleted",
         ],
         "default": "present",
     },
@@ -32,6 +33,11 @@ ARGUMENT_SPEC = {
     "suspend_on_destroy": {
         "type": "bool",
         "default": True,
+    },
+    "return_secrets": {
+        "type": "bool",
+        "default": False,
+        "no_log": False,
     },
     "app_version": {
         "type": "str",

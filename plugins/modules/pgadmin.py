@@ -22,6 +22,7 @@ ARGUMENT_SPEC = {
         "choices": [
             "present",
             "absent",
+            "deleted",
         ],
         "default": "present",
     },
@@ -32,6 +33,15 @@ ARGUMENT_SPEC = {
     "suspend_on_destroy": {
         "type": "bool",
         "default": True,
+    },
+    "update_password": {
+        "type": "str",
+        "choices": [
+            "always",
+            "on_create",
+        ],
+        "default": "on_create",
+        "no_log": False,
     },
     "domain": {
         "type": "str",

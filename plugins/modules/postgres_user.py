@@ -29,6 +29,15 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "update_password": {
+        "type": "str",
+        "choices": [
+            "always",
+            "on_create",
+        ],
+        "default": "on_create",
+        "no_log": False,
+    },
     "connection_limit": {
         "type": "int",
     },

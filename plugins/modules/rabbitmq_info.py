@@ -17,6 +17,24 @@ ARGUMENT_SPEC = {
     "instance_uid": {
         "type": "str",
     },
+    "status": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "creating",
+            "running",
+            "suspended",
+            "deleted",
+            "not_created",
+            "pending",
+            "failed",
+        ],
+    },
+    "return_secrets": {
+        "type": "bool",
+        "default": False,
+        "no_log": False,
+    },
 }
 
 

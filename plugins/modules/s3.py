@@ -22,12 +22,18 @@ ARGUMENT_SPEC = {
         "choices": [
             "present",
             "absent",
+            "deleted",
         ],
         "default": "present",
     },
     "adopt_existing_on_create": {
         "type": "bool",
         "default": False,
+    },
+    "return_secrets": {
+        "type": "bool",
+        "default": False,
+        "no_log": False,
     },
     "display_name": {
         "type": "str",

@@ -5,8 +5,9 @@
 # DOCUMENTATION, EXAMPLES and RETURN are in the sidecar file state_migrate.yml next to this file.
 from __future__ import annotations
 
-from ansible.module_utils.basic import AnsibleModule, env_fallback
+from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import env_fallback  # "" is unset
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend

@@ -22,6 +22,7 @@ ARGUMENT_SPEC = {
         "choices": [
             "present",
             "absent",
+            "deleted",
         ],
         "default": "present",
     },

@@ -2,6 +2,10 @@
 
 `tests/cluster/build --helm` builds only helm into the binary cache (a few minutes cold, cached afterwards; a lock
 keeps parallel workers from building it twice). NUBES_TEST_HELM=<path> uses another helm binary instead.
+
+Every test that uses the fixture (directly or through another fixture) is marked `helm`, so `make unit` leaves it
+out and `make integration` runs it after `cluster-build` has built helm: on a fresh CI machine helm is not built
+inside `make unit`. A missing helm that cannot be built fails the test, never skips it.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import List
 
 import pytest
 
@@ -21,6 +26,14 @@ def pinned_helm_path() -> Path:
     """Where tests/cluster/build puts the pinned helm binary."""
     out = subprocess.run([str(BUILD_SCRIPT), "--helm-path"], check=True, capture_output=True, text=True)
     return Path(out.stdout.strip())
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
+    """Mark the tests that use the helm_binary fixture `helm`."""
+    for item in items:
+        if "helm_binary" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.helm)
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ copies this file there when the cache is missing. It installs the pip bundled wi
 """
 
 import ensurepip
+import os
 import subprocess
 import sys
 
@@ -16,9 +17,12 @@ DROPPED_FLAGS = ("--no-setuptools", "--no-wheel")
 
 def main():
     """Bootstrap pip, then install the requested packages with it."""
+    # ensurepip sets PIP_CONFIG_FILE=/dev/null in this process; the install below must see the machine's pip
+    # configuration (e.g. a CA bundle for a TLS-inspecting proxy, which pip before 24.2 needs from there).
+    environment = dict(os.environ)
     ensurepip.bootstrap()
     args = [arg for arg in sys.argv[1:] if arg not in DROPPED_FLAGS]
-    sys.exit(subprocess.call([sys.executable, "-m", "pip", "install", *args]))
+    sys.exit(subprocess.call([sys.executable, "-m", "pip", "install", *args], env=environment))
 
 
 if __name__ == "__main__":

@@ -20,11 +20,13 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderError, parse_manifests
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.errors import ValidationError
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import delete_policy, to_kebab
+from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import CommandRunner
+from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import RenderError
+from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import parse_manifests
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import delete_policy, to_kebab
 
 HOOK_ANNOTATION = "helm.sh/hook"
 HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"
@@ -44,9 +46,6 @@ HOOK_FAILED = "hook-failed"
 WEIGHT_MIN, WEIGHT_MAX = -100, 100  # the range component-operator-runtime maps into waves (reference 2.3)
 
 DEFAULT_CRDS_DELETE_POLICY = "orphan"  # Helm never deletes the CRDs of crds/; the source may say otherwise
-# Runs a program: argv, environment additions -> (exit code, stdout, stderr). On the controller
-# plugin_utils.commands.run_command; in a module ``lambda argv, env: module.run_command(argv, environ_update=env)``.
-CommandRunner = Callable[[List[str], Mapping[str, str]], Tuple[int, str, str]]
 _SOURCE_LINE = re.compile(r"^# Source: (.+?)\s*$", re.MULTILINE)
 _DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _CRDS_DIR = re.compile(r"(^|/)crds/")

@@ -49,7 +49,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import 
     Manifest,
     canonical_crds_delete_policy,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
 
 PRE_HOOK_OFFSET = -101  # pre hooks: weight -100..100 -> waves -201..-1
 POST_HOOK_OFFSET = 101  # post hooks: weight -100..100 -> waves 1..201
@@ -102,11 +102,6 @@ def delete_phase_set(render: ChartRender, phase: str, prefix: str) -> List[Dict[
             _hook_policies(hook, extra, DELETE_PHASE_PURGE_ORDER)
             objects.append(_annotated(hook, prefix, extra))
     return objects
-
-
-def has_delete_phase(render: ChartRender) -> bool:
-    """Does the chart have ``pre-delete`` or ``post-delete`` hooks (so deletion needs the delete phase sets)?"""
-    return any(kind in DELETE_PHASE_HOOKS for hook in render.hooks for kind in hook.kinds)
 
 
 def _apply_hook_annotations(hook: Hook, install: bool) -> Optional[Dict[str, str]]:

@@ -12,13 +12,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import CommandRunner
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import RenderError, SourceError
 from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import parse_manifests
 
-# ``module.run_command``-like: argv -> (exit code, stdout, stderr)
-CommandRunner = Callable[[List[str]], Tuple[int, str, str]]
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
@@ -45,7 +44,7 @@ def kustomize_command() -> List[str]:
 def build_in_place(directory: str, run_command: CommandRunner, command: Optional[Sequence[str]] = None) -> str:
     """The YAML that kustomize builds from ``directory`` (where it is: ``../base`` references resolve)."""
     argv = list(command) if command else kustomize_command()
-    returncode, stdout, stderr = run_command([*argv, directory])
+    returncode, stdout, stderr = run_command([*argv, directory], None)
     if returncode != 0:
         raise SourceError(f"kustomize build of {directory} failed: {stderr.strip()}")
     return stdout
@@ -56,7 +55,7 @@ def build_files(
 ) -> List[Dict[str, Any]]:
     """Write rendered files to a temporary directory and build it with kustomize (``run_command`` runs it)."""
     if run_command is None:
-        raise RenderError("kustomize sources need a command runner (the module passes module.run_command)")
+        raise RenderError("kustomize sources need a command runner (the module passes module_runner(module))")
     with tempfile.TemporaryDirectory(prefix="nubes-component-") as workdir:
         for relative, text in outputs.items():
             target = os.path.join(workdir, *relative.split("/"))

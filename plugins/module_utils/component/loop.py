@@ -67,6 +67,8 @@ class RunResult:
 
 
 Persist = Callable[[List[InventoryItem], ComponentStatus], None]
+APPLY, DELETE, APPLY_DELETE_HOOKS = "apply", "delete", "apply-delete-hooks"
+OPERATIONS = (APPLY, DELETE, APPLY_DELETE_HOOKS)
 
 
 def _fingerprint(inventory: List[InventoryItem]) -> str:
@@ -86,15 +88,18 @@ def run_until_done(
 ) -> RunResult:
     """Loop ``apply`` (operation ``apply``) or ``delete`` steps until done, an error, or ``timeout`` seconds.
 
+    Operation ``apply-delete-hooks`` applies the set of a delete phase (a Helm chart's ``pre-delete`` or
+    ``post-delete`` hooks) while the component is being deleted: the same apply steps, in the deletion's states.
+
     ``persist(inventory, status)`` runs after every step, before the next one starts (write-ahead). Retriable errors
     (conflicts, throttling, unreachable API) are retried with backoff until the timeout (state Pending/Retrying or
     DeletionPending/DeletionRetrying); other errors end the run in state Error. Past the timeout the state is
     Error with reason Timeout (reference 1.3).
     """
-    if operation not in ("apply", "delete"):
-        raise ValueError("operation must be 'apply' or 'delete'")
+    if operation not in OPERATIONS:
+        raise ValueError(f"operation must be one of {', '.join(OPERATIONS)}")
     status = status or ComponentStatus()
-    deleting = operation == "delete"
+    deleting = operation != APPLY
     backoff = Backoff()
     start = monotonic()
     steps = 0
@@ -124,7 +129,7 @@ def run_until_done(
         before = _fingerprint(inventory)
         steps += 1
         try:
-            if deleting:
+            if operation == DELETE:
                 allowed, message = reconciler.is_deletion_allowed(inventory)
                 if not allowed:
                     status.set(STATE_DELETING, REASON_DELETION_BLOCKED, message, now())
@@ -133,6 +138,9 @@ def run_until_done(
                     done = reconciler.delete(inventory)
                     if not done:
                         status.set(STATE_DELETING, REASON_DELETION_PROCESSING, "Deletion in progress", now())
+            elif operation == APPLY_DELETE_HOOKS:
+                done = reconciler.apply(inventory, objects or [])
+                status.set(STATE_DELETING, REASON_DELETION_PROCESSING, "Deletion in progress: delete hooks", now())
             else:
                 done = reconciler.apply(inventory, objects or [])
                 if done:

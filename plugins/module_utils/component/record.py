@@ -3,9 +3,10 @@
 """Inventory and status persisted in the target cluster: one ConfigMap per component in its namespace (C3, C8).
 
 Name ``<reversed prefix>.<component>`` (``cloud.nubes.component.web``), label ``<prefix>/component=<name>`` so that
-``kubectl get configmaps -l component.nubes.cloud/component`` lists all components. Large inventories are gzip
-compressed into ``binaryData``. Stored through ``kube.records.RecordStore``: updates carry the resourceVersion read
-before, so two runs on one component cannot overwrite each other silently.
+``kubectl get configmaps -l component.nubes.cloud/component`` lists all components. The inventory and a Helm
+chart's delete hooks have data keys of their own, gzip compressed into ``binaryData`` when large. Stored through
+``kube.records.RecordStore``: updates carry the resourceVersion read before, so two runs on one component cannot
+overwrite each other silently.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.records import (
 
 FORMAT_VERSION = "1"
 COMPRESS_ABOVE = 64 * 1024
+# record fields with a data key of their own (``<key>.gz`` in binaryData above COMPRESS_ABOVE), and their empty value
+LARGE_FIELDS = (("inventory", "[]"), ("deleteHooks", "{}"))
 MANAGED_BY = "nubes.cloud.component"
 
 
@@ -69,10 +72,11 @@ class ComponentStore:
         binary = live.get("binaryData") or {}
         try:
             record = json.loads(data.get("status") or "{}")
-            if "inventory.gz" in binary:
-                record["inventory"] = json.loads(gunzip_b64(binary["inventory.gz"]))
-            else:
-                record["inventory"] = json.loads(data.get("inventory") or "[]")
+            for key, empty in LARGE_FIELDS:
+                if f"{key}.gz" in binary:
+                    record[key] = json.loads(gunzip_b64(binary[f"{key}.gz"]))
+                else:
+                    record[key] = json.loads(data.get(key) or empty)
         except (ValueError, OSError):
             raise ComponentError(
                 f"the component record ConfigMap {self.namespace}/{self.object_name} is corrupt; inspect it with "
@@ -108,8 +112,17 @@ class ComponentStore:
 
     def _body(self, record: ComponentRecord) -> Dict[str, Any]:
         persisted = record.to_dict()
-        inventory_json = dump_json(persisted.pop("inventory"))
-        data: Dict[str, str] = {"version": FORMAT_VERSION, "status": json.dumps(persisted, sort_keys=True)}
+        data: Dict[str, str] = {"version": FORMAT_VERSION}
+        binary: Dict[str, str] = {}
+        for key, _empty in LARGE_FIELDS:
+            if key not in persisted:
+                continue
+            text = dump_json(persisted.pop(key))
+            if len(text) > COMPRESS_ABOVE:
+                binary[f"{key}.gz"] = gzip_b64(text)
+            else:
+                data[key] = text
+        data["status"] = json.dumps(persisted, sort_keys=True)
         body: Dict[str, Any] = {
             "apiVersion": "v1",
             "kind": "ConfigMap",
@@ -121,10 +134,8 @@ class ComponentStore:
             },
             "data": data,
         }
-        if len(inventory_json) > COMPRESS_ABOVE:
-            body["binaryData"] = {"inventory.gz": gzip_b64(inventory_json)}
-        else:
-            data["inventory"] = inventory_json
+        if binary:
+            body["binaryData"] = binary
         if self.resource_version:
             body["metadata"]["resourceVersion"] = self.resource_version
         return body

@@ -18,8 +18,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import CommandRunner
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import RenderError
-from ansible_collections.nubes.cloud.plugins.module_utils.component.kustomize import CommandRunner, build_files
+from ansible_collections.nubes.cloud.plugins.module_utils.component.kustomize import KUSTOMIZATION_FILES, build_files
 from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import (
     load as load_yaml,
 )
@@ -28,6 +29,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests im
     yaml_position,
     yaml_problem,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.constants import DEFAULT_PREFIX
 
 try:
     import yaml
@@ -39,7 +41,6 @@ except ImportError:  # pragma: no cover - reported by the module
 
 CONFIG_FILE = ".component-config.yaml"
 CONFIG_KEYS = ("values", "template_suffix", "ignore")
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 Lookup = Callable[[str, str, str, str], Optional[Dict[str, Any]]]
@@ -48,7 +49,8 @@ ListLookup = Callable[[str, str, str, str], List[Dict[str, Any]]]
 
 @dataclass
 class RenderInput:
-    """What a generator gets (C4, C10): placement namespace and name, the spec, the component identity."""
+    """What a generator gets (C4, C10): placement namespace and name, the spec, the component identity, and the
+    engine's annotation prefix (a Helm chart's hooks become ``<prefix>/apply-order`` and so on)."""
 
     files: Mapping[str, str]
     spec: Mapping[str, Any]
@@ -61,6 +63,7 @@ class RenderInput:
     lookup_list: Optional[ListLookup] = None
     kustomize_command: Optional[Sequence[str]] = None
     run_command: Optional[CommandRunner] = None
+    annotation_prefix: str = DEFAULT_PREFIX
 
 
 @dataclass

@@ -1,8 +1,10 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """One component task: render its source, then loop the reconciler (apply or delete) until Ready or the timeout,
-persisting the record after every step. Check mode is the same reconciler run once with a dry-run client: every
-write is sent with ``dryRun=All`` (kubernetes.core's ``_ensure_dry_run``), so one copy of each rule decides.
+persisting the record after every step. A Helm chart's delete hooks run in the deletion as sets of their own,
+through the same reconciler (``ComponentRun.delete``). Check mode is the same reconciler run once with a dry-run
+client: every write is sent with ``dryRun=All`` (kubernetes.core's ``_ensure_dry_run``), so one copy of each rule
+decides.
 
 ``ComponentRun.execute`` is the boundary where errors of the layers below (``kube.errors.KubeError``) become the
 module's one error root, :class:`~.errors.ComponentError`, with the status known so far.
@@ -17,14 +19,24 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component import report
+from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import CommandRunner
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
-from ansible_collections.nubes.cloud.plugins.module_utils.component.kustomize import CommandRunner
-from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import RunResult, run_until_done
+from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import (
+    APPLY,
+    APPLY_DELETE_HOOKS,
+    DELETE,
+    RunResult,
+    run_until_done,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import inline_definitions
 from ansible_collections.nubes.cloud.plugins.module_utils.component.namespace import delete_own_namespace
 from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
 from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderInput
-from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import render_source
+from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (
+    DELETE_PHASES,
+    render_delete_hooks,
+    render_source,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.component.status import (
     REASON_DELETION_BLOCKED,
     REASON_RESTARTING,
@@ -40,6 +52,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import Kub
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import ConnectionOptions, connect
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Forbidden, KubeError, NotFound
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.constants import DEFAULT_PREFIX
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.digest import component_digest
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import (
     InventoryItem,
@@ -49,7 +62,6 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory i
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import hash_owner_id, owner_id
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler, describe_pending
 
-DEFAULT_PREFIX = "component.nubes.cloud"
 DEFAULT_REAPPLY_INTERVAL_SECONDS = 3600.0
 BLOCKING_SHOWN = 10
 
@@ -106,6 +118,28 @@ class ComponentTask:
 
 class _StopWaiting(Exception):
     """wait=false: a step changed nothing, return the current state."""
+
+
+PRE_DELETE, POST_DELETE = DELETE_PHASES
+OBJECTS_STEP, HOOKS_STEP = "objects", "hooks"
+STEP_ACTIVITIES = {
+    PRE_DELETE: "running the pre-delete hooks",
+    OBJECTS_STEP: "deleting the objects",
+    POST_DELETE: "running the post-delete hooks",
+    HOOKS_STEP: "deleting the delete hooks",
+}
+
+
+@dataclass
+class DeleteStep:
+    """One step of ``state: absent``: apply a delete phase's hooks, or delete an inventory (the objects', the
+    hooks'). ``name`` is what the record's ``deletePhase`` says while it runs."""
+
+    name: str
+    operation: str
+    inventory: List[InventoryItem]
+    objects: Optional[List[Dict[str, Any]]] = None
+    hooks: bool = False  # the inventory is the hooks' (record.deleteHooksInventory)
 
 
 def _now() -> str:
@@ -213,13 +247,20 @@ class ComponentRun:
             f"component {self.task.namespace}/{self.task.name}: {message}", self.result(changed, **extra)
         )
 
-    def _persist(self, last: Dict[str, Any], deleting: bool) -> Callable[[List[InventoryItem], ComponentStatus], None]:
+    def _persist(
+        self, last: Dict[str, Any], deleting: bool, hooks: bool
+    ) -> Callable[[List[InventoryItem], ComponentStatus], None]:
         record, store = self.record, self.store
 
         def persist(items: List[InventoryItem], status: ComponentStatus) -> None:
             listed = inventory_to_list(items)
-            last["changed"] = listed != record.inventory
-            record.absorb(status, listed, _now())
+            if hooks:  # the delete hooks' own inventory (C8: write-ahead as the objects')
+                last["changed"] = listed != record.deleteHooksInventory
+                record.deleteHooksInventory = listed
+                record.absorb(status, record.inventory, _now())
+            else:
+                last["changed"] = listed != record.inventory
+                record.absorb(status, listed, _now())
             if last.get("gone"):
                 return  # the record went with the component's own namespace: nothing left to write into
             try:
@@ -232,9 +273,17 @@ class ComponentRun:
         return persist
 
     def _loop(
-        self, operation: str, inventory: List[InventoryItem], reconciler: Reconciler, objects: Any
+        self,
+        operation: str,
+        inventory: List[InventoryItem],
+        reconciler: Reconciler,
+        objects: Any,
+        deadline: float,
+        hooks: bool = False,
     ) -> Optional[RunResult]:
+        """Loop the reconciler until done; None when ``wait: false`` and a step changed nothing."""
         task = self.task
+        self.inventory = inventory
         last: Dict[str, Any] = {"changed": True}
 
         def sleep(seconds: float) -> None:
@@ -247,9 +296,9 @@ class ComponentRun:
                 operation,
                 inventory,
                 reconciler,
-                self._persist(last, operation == "delete"),
+                self._persist(last, operation != APPLY, hooks),
                 objects=objects,
-                timeout=task.timeout,
+                timeout=max(0.0, deadline - time.monotonic()),
                 status=self.record.component_status(),
                 sleep=sleep,
             )
@@ -258,27 +307,35 @@ class ComponentRun:
 
     # --- apply -------------------------------------------------------------------------------------------------
 
+    def _render_input(self, revision: int) -> RenderInput:
+        task = self.task
+        return RenderInput(
+            files=task.files or {},
+            spec=task.spec,
+            namespace=task.deploy_namespace,
+            name=task.deploy_name,
+            component_namespace=task.namespace,
+            component_name=task.name,
+            revision=revision,
+            lookup=self._lookup,
+            lookup_list=self._lookup_list,
+            run_command=task.run_command,
+            annotation_prefix=task.annotation_prefix,
+        )
+
     def render(self, revision: int) -> List[Dict[str, Any]]:
         """The desired objects (C2: the spec is passed read-only; C4/C10: placement namespace and name)."""
         task = self.task
         if task.files is not None:
-            return render_source(
-                task.source_kind,
-                task.files,
-                RenderInput(
-                    files=task.files,
-                    spec=task.spec,
-                    namespace=task.deploy_namespace,
-                    name=task.deploy_name,
-                    component_namespace=task.namespace,
-                    component_name=task.name,
-                    revision=revision,
-                    lookup=self._lookup,
-                    lookup_list=self._lookup_list,
-                    run_command=task.run_command,
-                ),
-            )
+            return render_source(task.source_kind, task.files, self._render_input(revision))
         return inline_definitions(task.definitions if task.definitions is not None else [])
+
+    def delete_hooks(self, revision: int) -> Dict[str, List[Dict[str, Any]]]:
+        """The source's delete-phase sets (a Helm chart's ``pre-delete``/``post-delete`` hooks), {} for the others."""
+        task = self.task
+        if task.files is None:
+            return {}
+        return render_delete_hooks(task.source_kind, task.files, self._render_input(revision))
 
     def _lookup(self, api_version: str, kind: str, name: str, namespace: str) -> Optional[Dict[str, Any]]:
         group, _sep, version = api_version.rpartition("/")
@@ -327,7 +384,11 @@ class ComponentRun:
             record.set_state(STATE_PROCESSING, REASON_RESTARTING, "Restarting with changed input", now)
         record.processingDigest = digest
         objects = self.render(record.revision)
+        # kept for state=absent, as Helm keeps a release's hooks: a deletion runs the hooks of the last apply
+        record.deleteHooks = self.delete_hooks(record.revision)
         reconciler = self.reconciler(digest)
+        deadline = time.monotonic() + task.timeout
+        self._remove_delete_hooks_left(reconciler, deadline)
         self.inventory = inventory = inventory_from_list(record.inventory)
         if task.check_mode:
             reconciler.apply(inventory, objects)  # one dry-run pass through every wave
@@ -338,7 +399,7 @@ class ComponentRun:
         if store.ensure_namespace(create=(task.policies.get("missing_namespaces") or "create") != "do-not-create"):
             record.createdNamespace = True
         writes_before = self.api.calls.writes
-        outcome = self._loop("apply", inventory, reconciler, objects)
+        outcome = self._loop(APPLY, inventory, reconciler, objects, deadline)
         changed = self.api.calls.writes > writes_before
         extra = {"diff": self.writes.diff(task.verbosity)} if task.diff and changed else {}
         if outcome is None or outcome.done:
@@ -347,6 +408,19 @@ class ComponentRun:
         if record.conditions and record.conditions[0].get("reason") == REASON_TIMEOUT:
             message = f"{message}\n" + self._not_ready(inventory, reconciler)
         raise self.fail(message, changed, **extra)
+
+    def _remove_delete_hooks_left(self, reconciler: Reconciler, deadline: float) -> None:
+        """A deletion that stopped half-way (``state: absent`` failed or timed out) may have left delete hooks; an
+        apply removes them first, so the next deletion runs them again from the start."""
+        record = self.record
+        record.deletePhase = ""
+        if record.deleteHooksInventory:
+            self._run_step(
+                DeleteStep(HOOKS_STEP, DELETE, inventory_from_list(record.deleteHooksInventory), hooks=True),
+                reconciler,
+                deadline,
+                record_phase=False,
+            )
 
     def _placement(self) -> Dict[str, str]:
         return {"namespace": self.task.deploy_namespace, "name": self.task.deploy_name}
@@ -373,10 +447,17 @@ class ComponentRun:
     # --- delete ------------------------------------------------------------------------------------------------
 
     def delete(self) -> Dict[str, Any]:
-        """state=absent: deletion gate, then the delete loop, then the record goes (reference 7.6, 3.4).
+        """state=absent: the deletion gate, then the delete steps, then the record goes (reference 7.6, 3.4).
+
+        A Helm chart's delete hooks (kept in the record by the last apply, as Helm keeps a release's hooks) run
+        around the deletion of the objects: the ``pre-delete`` set is applied and waited for, the objects are
+        deleted, the ``post-delete`` set is applied and waited for (which prunes the ``pre-delete`` hooks), then
+        the hooks are deleted. The hooks have an inventory of their own in the record, written ahead like the
+        objects', and the record names the step (``deletePhase``), so a run that stopped resumes where it was.
 
         The component's own namespace, when it is one of its objects or when the component created it, goes last:
         everything else is deleted while the record is kept in it, then the namespace (and the record with it).
+        Check mode is one dry-run pass of every step, in the same order.
         """
         task, store = self.task, self.store
         loaded = store.load()
@@ -399,24 +480,21 @@ class ComponentRun:
             raise self.fail(why, False)
         own = [i for i in inventory if (i.group, i.kind, i.name) == ("", "Namespace", task.namespace)]
         rest = [i for i in inventory if i not in own]
+        if not task.check_mode:
+            record.processingDigest = ""  # cleared when deletion starts (reference 1.2)
+            record.processingSince = None
+        deadline = time.monotonic() + task.timeout
+        for step in self._delete_steps(inventory if task.check_mode else rest):
+            if not self._run_step(step, reconciler, deadline):
+                return self.result(True)  # wait=false: returned with the current state
         if task.check_mode:
-            reconciler.delete(inventory)  # one dry-run pass through every delete wave
             return self.result(True, plan=self.writes.plan())
-        record.processingDigest = ""  # cleared when deletion starts (reference 1.2)
-        record.processingSince = None
-        self.inventory = rest
-        outcome = self._loop("delete", rest, reconciler, None)
-        if outcome is None:
-            return self.result(True)
-        if not outcome.done:
-            raise self.fail(outcome.error or record.state, True)
         if own:
-            self.inventory = own
-            outcome = self._loop("delete", own, reconciler, None)  # the record goes with the namespace
+            outcome = self._loop(DELETE, own, reconciler, None, deadline)  # the record goes with the namespace
             if outcome is not None and not outcome.done:
                 raise self.fail(outcome.error or record.state, True)
         elif record.createdNamespace:
-            kept = delete_own_namespace(self.api, store, task.timeout)
+            kept = delete_own_namespace(self.api, store, max(0.0, deadline - time.monotonic()))
             if kept:
                 store.delete()
                 record.state = ""
@@ -424,6 +502,45 @@ class ComponentRun:
         store.delete()
         record.state = ""
         return self.result(True)
+
+    def _delete_steps(self, objects: List[InventoryItem]) -> List[DeleteStep]:
+        """The steps of a deletion, from the one the record says a stopped run was in."""
+        record = self.record
+        hooks = record.deleteHooks
+        hook_inventory = inventory_from_list(record.deleteHooksInventory)
+        if not hooks and not hook_inventory:
+            return [DeleteStep(OBJECTS_STEP, DELETE, objects)]
+        steps = [
+            DeleteStep(PRE_DELETE, APPLY_DELETE_HOOKS, hook_inventory, hooks.get(PRE_DELETE, []), hooks=True),
+            DeleteStep(OBJECTS_STEP, DELETE, objects),
+            DeleteStep(POST_DELETE, APPLY_DELETE_HOOKS, hook_inventory, hooks.get(POST_DELETE, []), hooks=True),
+            DeleteStep(HOOKS_STEP, DELETE, hook_inventory, hooks=True),
+        ]
+        names = [step.name for step in steps]
+        return steps[names.index(record.deletePhase) :] if record.deletePhase in names else steps
+
+    def _run_step(self, step: DeleteStep, reconciler: Reconciler, deadline: float, record_phase: bool = True) -> bool:
+        """Run one delete step to its end (check mode: one dry-run pass); False when ``wait: false`` returned early.
+
+        With delete hooks, the step's name is written to the record before it starts (``deletePhase``)."""
+        task, record = self.task, self.record
+        self.inventory = step.inventory
+        if task.check_mode:
+            if step.operation == DELETE:
+                reconciler.delete(step.inventory)
+            else:
+                reconciler.apply(step.inventory, step.objects or [])
+            return True
+        if record_phase and (record.deleteHooks or record.deleteHooksInventory):
+            record.deletePhase = step.name
+            self.store.save(record)
+        outcome = self._loop(step.operation, step.inventory, reconciler, step.objects, deadline, hooks=step.hooks)
+        if outcome is None:
+            return False
+        if not outcome.done:
+            where = f" (while {STEP_ACTIVITIES[step.name]})" if record.deleteHooks or step.hooks else ""
+            raise self.fail(f"{outcome.error or record.state}{where}", True)
+        return True
 
     def execute(self) -> Dict[str, Any]:
         """Run the task; errors of the layers below become a ComponentError (the module's one error root)."""

@@ -4,6 +4,10 @@
 
 A module-driven component has no ``metadata.generation``; the record keeps its own: +1 whenever the component
 digest (spec, source, placement, policies) changes, so observedGeneration/appliedGeneration keep their meaning.
+
+A Helm chart's delete phase is kept in the record too, as Helm keeps a release's hooks: ``deleteHooks`` (the
+``pre-delete`` and ``post-delete`` sets of the last apply), and while ``state: absent`` runs them, the step it is in
+(``deletePhase``) and the hooks' own inventory (``deleteHooksInventory``, persisted write-ahead like ``inventory``).
 """
 
 from __future__ import annotations
@@ -95,6 +99,8 @@ STATUS_FIELDS = (
     "state",
     "inventory",
 )
+# persisted only when set, so records of components without them stay as they were
+OPTIONAL_FIELDS = ("createdNamespace", "deleteHooks", "deletePhase", "deleteHooksInventory")
 
 
 @dataclass
@@ -115,25 +121,30 @@ class ComponentRecord:
     inventory: List[Dict[str, Any]] = field(default_factory=list)
     placement: Dict[str, str] = field(default_factory=dict)
     createdNamespace: bool = False
+    deleteHooks: Dict[str, List[Dict[str, Any]]] = field(default_factory=dict)
+    deletePhase: str = ""
+    deleteHooksInventory: List[Dict[str, Any]] = field(default_factory=list)
 
     def status(self) -> Dict[str, Any]:
         """The status returned to the task (C5): every field, absent timestamps as null."""
         return {name: _copied(getattr(self, name)) for name in STATUS_FIELDS}
 
     def to_dict(self) -> Dict[str, Any]:
-        """Persisted form (status fields plus generation and placement)."""
+        """Persisted form (status fields plus generation and placement; the other fields only when set)."""
         data = self.status()
         data["generation"] = self.generation
         data["placement"] = dict(self.placement)
-        if self.createdNamespace:
-            data["createdNamespace"] = True
+        for name in OPTIONAL_FIELDS:
+            value = getattr(self, name)
+            if value:
+                data[name] = copy.deepcopy(value)
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ComponentRecord:
         """Inverse of ``to_dict``; unknown keys are ignored."""
         record = cls()
-        for name in (*STATUS_FIELDS, "generation", "placement", "createdNamespace"):
+        for name in (*STATUS_FIELDS, "generation", "placement", *OPTIONAL_FIELDS):
             if name in data and data[name] is not None:
                 setattr(record, name, _copied(data[name]))
         return record

@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import load_service
 
 SERVICES_PACKAGE = "ansible_collections.nubes.cloud.plugins.module_utils.services"
 # Outputs whose last dotted segment is one of these hold an address (`ip`, `externalConnect.master.fqdn`,
@@ -27,12 +28,12 @@ class ServiceEntry:
     """One service of the catalogue: identity, public outputs, params converter, default address outputs."""
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
-        self.name = str(spec["name"])
-        self.service_id = int(spec["service_id"])
+        typed = load_service(spec)  # the core's typed spec, validated once
+        self.name = typed.name
+        self.service_id = typed.service_id
         self.short_name = str(spec.get("service_short_name") or self.name)
-        outputs = [o for o in spec.get("outputs") or [] if isinstance(o, Mapping)]
-        self.public_outputs: Tuple[str, ...] = tuple(str(o["code"]) for o in outputs if not o.get("secret"))
-        self.converter = ParamConverter(spec.get("params") or [])
+        self.public_outputs: Tuple[str, ...] = tuple(o.code for o in typed.outputs if not o.secret)
+        self.converter = ParamConverter(typed.params)
 
     @property
     def address_outputs(self) -> Tuple[str, ...]:

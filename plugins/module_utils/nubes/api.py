@@ -1,12 +1,17 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Typed calls of the deck-api: instances, operations, cfs params, catalogue (deck-api.md 2.x)."""
+"""Typed calls of the deck-api: instances, operations, cfs params, catalogue (deck-api.md 2.x).
+
+Retries are the client's alone (client.py, retry.py): every method here sends each request once through it.
+A 404 means "not found" only for an item path and only once the endpoint is known to be the deck-api (K2);
+a 404 on the instance collection, which every deck-api has, means the endpoint is wrong.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ApiResponse
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import COLLECTION_404, ApiClient, ApiResponse
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, OutcomeUnknownError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import (
     Instance,
@@ -14,9 +19,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import (
     uid_from_body,
     uid_from_location,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RETRYABLE_READ_STATUSES
 
-READ_ROUNDS = 3
 PAGE_SIZE = 100
 MAX_PAGES = 100
 RUN_EXECUTABLE_QUIRK = "key [EXECUTABLE] doesn't exist"
@@ -34,26 +37,13 @@ class RunOutcome:
 class DeckApi:
     """One method per API call; every non-2xx answer becomes an ApiError with a useful message."""
 
-    def __init__(self, client: ApiClient, read_rounds: int = READ_ROUNDS) -> None:
+    def __init__(self, client: ApiClient, read_rounds: int = 1) -> None:
+        # `read_rounds` is accepted for compatibility and ignored: the client owns every retry (one budget per task).
         self.client = client
-        self.read_rounds = max(1, read_rounds)
 
     def _read(self, path: str, query: Optional[Mapping[str, Any]] = None) -> ApiResponse:
-        """A GET with the P32-P34 retries; when the last answer is still transient, the whole retry round is
-        repeated (up to `read_rounds`). Reads are safe to repeat, so a flapping gateway does not fail a task
-        (beyond the seed: more patience, never less)."""
-        for round_number in range(self.read_rounds):
-            last_round = round_number == self.read_rounds - 1
-            try:
-                response = self.client.send("GET", path, query)
-            except ApiError:
-                if last_round:
-                    raise
-            else:
-                if last_round or response.status not in RETRYABLE_READ_STATUSES:
-                    return response
-            self.client.sleep(self.client.policy.delay(len(self.client.policy.backoff) - 1))
-        raise AssertionError("unreachable")  # pragma: no cover
+        """A GET through the client (P32-P34 retries and the budgeted extra rounds happen there)."""
+        return self.client.send("GET", path, query)
 
     # -- instances ---------------------------------------------------------------------------
 
@@ -62,6 +52,7 @@ class DeckApi:
         path = f"/instances/{uid}"
         response = self._read(path)
         if response.status == 404:
+            self.client.confirm_deck_api()  # K2: a 404 is "not found" only when it comes from the deck-api
             return None
         if not response.ok:
             raise self.client.error(f"reading instance {uid}", "GET", path, response)
@@ -83,6 +74,8 @@ class DeckApi:
         while page <= MAX_PAGES:
             query = {"serviceId": service_id, "page": page, "pageSize": PAGE_SIZE}
             response = self._read("/instances", query)
+            if response.status == 404:
+                raise self.client.not_deck_api("GET", "/instances", COLLECTION_404)
             if not response.ok:
                 raise self.client.error(f"listing instances of service {service_id}", "GET", "/instances", response)
             body = response.body if isinstance(response.body, dict) else {}
@@ -225,6 +218,27 @@ class DeckApi:
         if not response.ok:
             raise self.client.error(f"reading service operation {svc_operation_id}", "GET", path, response)
         return _unwrap(response.body, "svcOperation") or {}
+
+    # -- added for live lookups and real deletion (issue 15) --------------------------------------
+
+    def named(self, service_id: int, display_name: str) -> List[Instance]:
+        """Every instance of the service with this display name, deleted ones included (they keep their names)."""
+        return [i for i in self.list_instances(service_id) if i.display_name == display_name and i.uid]
+
+    def delete_instance(self, uid: str) -> None:
+        """`DELETE /instances/{uid}`: removes a placeholder no operation has run on; the API answers 422 `Instance
+        deletion disabled when having state` once one has (deck-api 2.1), so that is a clear error here."""
+        path = f"/instances/{uid}"
+        response = self.client.send("DELETE", path)
+        if response.ok or response.status == 404:
+            return
+        hint = ""
+        if response.status == 422:
+            hint = (
+                "An operation has run on this instance, so the API keeps it, and it offers no delete operation for it: "
+                "remove it in the Cloud Console"
+            )
+        raise self.client.error(f"removing instance {uid}", "DELETE", path, response, hint)
 
 
 def _unwrap(body: Any, key: str) -> Optional[Dict[str, Any]]:

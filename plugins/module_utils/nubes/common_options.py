@@ -6,9 +6,21 @@ and the cross-option rules the core passes to AnsibleModule (docs/dev/contracts.
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any, Dict, List, Mapping, Optional
 
-from ansible.module_utils.basic import env_fallback
+from ansible.module_utils.errors import AnsibleFallbackNotFound
+
+
+def env_fallback(*names: str, **_unused: Any) -> str:
+    """ansible's env_fallback, except that an empty variable counts as unset: AWX credential types inject every
+    field they declare, an optional one the credential leaves blank as "" (docs/awx/nubes_credential_type.yml)."""
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    raise AnsibleFallbackNotFound
+
 
 COMMON_OPTIONS: Dict[str, Dict[str, Any]] = {
     "api_endpoint": {"type": "str", "fallback": (env_fallback, ["NUBES_API_ENDPOINT"])},
@@ -25,7 +37,7 @@ COMMON_OPTIONS: Dict[str, Dict[str, Any]] = {
         "fallback": (env_fallback, ["NUBES_STATE_BACKEND"]),
     },
     "state_path": {"type": "path", "fallback": (env_fallback, ["NUBES_STATE_PATH"])},
-    # P42: the Kubernetes backend (Secrets + Leases, k8s_backend.py) and the lock settings of both backends
+    # P42: the Kubernetes backend (Secrets + Leases, kubernetes_backend.py) and the lock settings of both backends
     "state_namespace": {"type": "str", "fallback": (env_fallback, ["NUBES_STATE_NAMESPACE"])},
     "state_kubeconfig": {"type": "path", "fallback": (env_fallback, ["NUBES_STATE_KUBECONFIG"])},
     "state_context": {"type": "str", "fallback": (env_fallback, ["NUBES_STATE_CONTEXT"])},
@@ -44,22 +56,19 @@ def argument_spec(module_spec: Mapping[str, Any]) -> Dict[str, Any]:
     return spec
 
 
-def subresource_spec(service: Mapping[str, Any], sub: Optional[str]) -> Dict[str, Any]:
-    for item in service.get("subresources") or []:
-        if item.get("name") == sub:
-            return dict(item)
-    raise ValueError("service {} has no sub-resource {!r}".format(service.get("name"), sub))
-
-
 def module_kwargs(service: Mapping[str, Any], kind: str, sub: Optional[str] = None) -> Dict[str, Any]:
     """required_one_of / mutually_exclusive / required_if per kind (contracts.md)."""
     if kind not in KINDS:
         raise ValueError("kind must be one of {}, got {!r}".format(", ".join(KINDS), kind))
     kwargs: Dict[str, Any] = {"supports_check_mode": True}
-    if kind in ("instance", "info"):
+    if kind == "info":
+        return kwargs  # neither resource_name nor instance_uid: list the service's instances (issue 16)
+    if kind == "instance":
         kwargs["required_one_of"] = [["resource_name", "instance_uid"]]
         return kwargs
-    key = str(subresource_spec(service, sub)["key"])
+    from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import load_service
+
+    key = load_service(service).subresource(str(sub)).key
     pair: List[str] = ["parent_instance_uid", "parent_resource_name"]
     kwargs["required_one_of"] = [pair]
     kwargs["mutually_exclusive"] = [pair]

@@ -1,36 +1,116 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Everything one task needs, built from the SERVICE spec and the validated params."""
+"""What every task shares: its options (typed, checked once), the API, the state store, warnings."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.controller_job import (
+    ephemeral_state_job,
+    ephemeral_state_warning,
+)
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError, NotDeckApiError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationExecutor, Poller
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec, load_service
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     StateBackend,
     StateStore,
     default_state_path,
 )
 
-DEFAULT_TIMEOUT = 1800
-
-
 UID_OPTIONS = ("instance_uid", "parent_instance_uid")
 MAX_DURATION = 31536000  # one year, in seconds
+STATES = ("present", "absent", "deleted")
+UPDATE_PASSWORD = ("always", "on_create")
+CATALOGUE_ABSENT = (403, 404)  # deck-api answers for a service whose catalogue this token may not read or that has none
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """The lifecycle options of a task, with the service's defaults (P19) applied."""
+
+    state: str
+    adopt: bool
+    suspend_on_destroy: bool
+    wait: bool
+    wait_timeout: Optional[int]
+    update_password: str  # always | on_create (community.postgresql's convention)
+    git_revision: Optional[str]
+    workspace: str
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], spec: ServiceSpec) -> TaskOptions:
+        state = str(params.get("state") or "present")
+        update = str(params.get("update_password") or "on_create")
+        if state not in STATES or update not in UPDATE_PASSWORD:
+            raise InputError(f"state must be one of {', '.join(STATES)}; update_password always or on_create")
+        adopt = params.get("adopt_existing_on_create")
+        sod = params.get("suspend_on_destroy")
+        revision = params.get("git_revision")
+        timeout = params.get("wait_timeout")
+        return cls(
+            state=state,
+            adopt=spec.lifecycle.adopt_existing_on_create if adopt is None else bool(adopt),
+            suspend_on_destroy=spec.lifecycle.suspend_on_destroy if sod is None else bool(sod),
+            wait=params.get("wait") is not False,
+            wait_timeout=int(timeout) if timeout else None,
+            update_password=update,
+            git_revision=None if revision is None else str(revision),
+            workspace=str(params.get("workspace") or "default"),
+        )
+
+
+class OperationIds:
+    """Issue 14: operation ids are not trustworthy in specs. An operation's `svcOperationId` comes from the live
+    instance's `availableOperations` by name, else from `GET /services/{svcId}` (read once), and only when the
+    API gives none from the spec."""
+
+    def __init__(self, api: DeckApi, spec: ServiceSpec) -> None:
+        self.api = api
+        self.spec = spec
+        self._catalogue: Optional[Dict[str, int]] = None
+
+    def resolve(self, name: str, instance: Optional[Instance]) -> Optional[int]:
+        if instance is not None:
+            live = instance.available_operations()
+            if name.lower() in live:
+                return live[name.lower()]
+        catalogue = self.catalogue()
+        if name.lower() in catalogue:
+            return catalogue[name.lower()]
+        operation = self.spec.operation(name)
+        return operation.svc_operation_id if operation else None
+
+    def catalogue(self) -> Dict[str, int]:
+        if self._catalogue is None:
+            self._catalogue = {}
+            try:
+                svc = self.api.get_service(self.spec.service_id)
+            except NotDeckApiError:
+                raise  # a wrong endpoint is the user's error to see, never "no catalogue"
+            except ApiError as exc:
+                if exc.status not in CATALOGUE_ABSENT:
+                    raise  # a rejected token or a dead endpoint fails once, after the client's own retries
+                svc = {}  # the deck-api has no catalogue entry for us: the spec's ids are the fallback
+            for item in svc.get("operations") or []:
+                if isinstance(item, dict) and item.get("operation") and str(item.get("svcOperationId")).isdigit():
+                    self._catalogue[str(item["operation"]).lower()] = int(item["svcOperationId"])
+        return self._catalogue
 
 
 class TaskContext:
-    """The API, the state store, the service spec and the task's params, with small lookups on them."""
+    """The service spec, the task's options and params, the API, the state store and the warnings of a task."""
 
     def __init__(
         self,
-        service: Mapping[str, Any],
+        service: Any,
         params: Mapping[str, Any],
         check_mode: bool = False,
         diff_mode: bool = False,
@@ -38,71 +118,31 @@ class TaskContext:
         backend: Optional[StateBackend] = None,
         poller: Optional[Poller] = None,
     ) -> None:
-        self.service = service
+        self.spec = load_service(service)
         self.params = params
         self.check_mode = check_mode
         self.diff_mode = diff_mode
         self.warnings: List[str] = []
-        self.service_id = int(service["service_id"])
-        self.service_name = str(service["name"])
-        endpoint = params.get("api_endpoint")
-        token = params.get("api_token")
-        if not endpoint:
-            raise InputError("api_endpoint is not set: set the option or the NUBES_API_ENDPOINT environment variable")
-        if not token:
-            raise InputError("api_token is not set: set the option or the NUBES_API_TOKEN environment variable")
+        check_connection_options(params)
         check_uid_options(params)
         check_duration_options(params)
-        self.redactor = Redactor([token])
-        self.client = ApiClient(
-            ClientConfig(
-                endpoint,
-                token,
-                validate_certs=bool(params.get("validate_certs", True)),
-                ca_path=params.get("ca_path"),
-                timeout=float(params.get("request_timeout") or 60.0),
-            ),
-            redactor=self.redactor,
-            transport=transport,
-        )
+        self.options = TaskOptions.from_params(params, self.spec)
+        self.client, self.redactor = connect(params, transport)
         self.api = DeckApi(self.client)
         self.executor = OperationExecutor(self.api, poller)
-        if backend is None:
-            backend = open_state_backend(params)
-        self.store = StateStore(backend, str(params.get("workspace") or "default"))
-        self._names: Dict[tuple, str] = {}
-
-    # -- spec lookups ----------------------------------------------------------------------------
-
-    @property
-    def lifecycle(self) -> Mapping[str, Any]:
-        return self.service.get("lifecycle") or {}
-
-    def timeout(self, operation: str) -> int:
-        """wait_timeout, else the per-operation timeout of the service (P8), else 1800 s."""
-        if self.params.get("wait_timeout"):
-            return int(self.params["wait_timeout"])
-        timeouts = self.lifecycle.get("timeouts") or {}
-        base = operation.split("_", 1)[0] if operation not in timeouts else operation
-        return int(timeouts.get(operation) or timeouts.get(base) or DEFAULT_TIMEOUT)
-
-    def operation_spec(self, name: str) -> Mapping[str, Any]:
-        for item in self.service.get("operations") or []:
-            if item.get("name") == name:
-                return item
-        return {}
-
-    def svc_operation_id(self, name: str, instance: Optional[Instance] = None) -> Optional[int]:
-        op_id = self.operation_spec(name).get("svc_operation_id")
-        if op_id is None and instance is not None:
-            op_id = instance.available_operations().get(name.lower())
-        return int(op_id) if op_id is not None else None
+        self.operation_ids = OperationIds(self.api, self.spec)
+        self.store = StateStore(backend or open_state_backend(params), self.options.workspace)
+        self._names: Dict[Tuple[int, str], str] = {}
+        self.pending_references: List[str] = []  # check mode: references an earlier task would create
+        self.ephemeral_job = ephemeral_state_job(params, os.environ)  # issue 16: AWX job + file state in its pod
 
     @property
     def module_name(self) -> str:
-        return f"nubes.cloud.{self.service_name}"
+        return f"nubes.cloud.{self.spec.name}"
 
-    # -- references ------------------------------------------------------------------------------
+    def timeout(self, operation: str) -> int:
+        """wait_timeout, else the per-operation timeout of the service (P8)."""
+        return self.options.wait_timeout or self.spec.lifecycle.timeout(operation)
 
     def resolve_name(self, service_id: int, name: str) -> str:
         """A display name of a live instance of `service_id` -> its uid (P37, ref_service_id)."""
@@ -110,6 +150,8 @@ class TaskContext:
         if cache_key in self._names:
             return self._names[cache_key]
         found = self.api.find_live_by_name(service_id, name)
+        if not found and self.check_mode:
+            return self.pending_reference(f"the instance of service {service_id} named {name!r}")
         if not found:
             raise InputError(
                 f"no live instance of service {service_id} is named {name!r}; give its uid or create it first"
@@ -122,32 +164,35 @@ class TaskContext:
         self._names[cache_key] = found[0].uid
         return found[0].uid
 
-    def flag(self, option: str, default: bool) -> bool:
-        """A boolean option; unset (None) means the SERVICE's lifecycle default (P19), else `default`."""
-        value = self.params.get(option)
-        if value is None:
-            value = self.lifecycle.get(option, default)
-        return bool(value)
+    def pending_reference(self, what: str) -> str:
+        """Check mode only (issue 16): a reference that cannot be resolved yet, because an earlier task of the same
+        check run would create what it names, stands for the uid it resolves to after that create; the task
+        predicts its change. A real run resolves it or fails."""
+        self.pending_references.append(f"Check mode: {what} would resolve after create (it does not exist yet)")
+        return f"(would resolve after create: {what})"
+
+    def warn_if_state_is_ephemeral(self) -> None:
+        """Issue 16: in an AWX/Controller job, the default state file dies with the job's pod."""
+        if self.ephemeral_job:
+            self.warn(ephemeral_state_warning(self.ephemeral_job, default_state_path()))
 
     def warn(self, text: str) -> None:
         self.warnings.append(self.redactor(text))
 
     def outputs(self, instance: Optional[Instance]) -> Dict[str, Any]:
-        """instance.state.out by the spec's output codes (dotted paths), secrets omitted."""
+        """instance.state.out by the spec's output codes (dotted paths); secrets omitted unless return_secrets (the
+        runner allows that only in a no_log task, issue 16)."""
         if instance is None:
             return {}
         out = instance.outputs()
-        specs = self.service.get("outputs")
-        if not specs:
+        if not self.spec.outputs:
             return {str(k): v for k, v in out.items()}
+        with_secrets = bool(self.params.get("return_secrets"))
         result: Dict[str, Any] = {}
-        for spec in specs:
-            if spec.get("secret"):
-                continue
-            code = str(spec["code"])
-            value = lookup_dotted(out, code)
+        for spec in self.spec.outputs:
+            value = None if spec.secret and not with_secrets else lookup_dotted(out, spec.code)
             if value is not None:
-                result[code] = value
+                result[spec.code] = value
         return result
 
     def register_secrets(self, values: Mapping[str, Any]) -> None:
@@ -155,6 +200,33 @@ class TaskContext:
             text = as_text(value)
             if text:
                 self.redactor.add(text)
+
+
+def check_connection_options(params: Mapping[str, Any]) -> None:
+    """api_endpoint and api_token are set (by the task, module_defaults or the environment)."""
+    if not params.get("api_endpoint"):
+        raise InputError("api_endpoint is not set: set the option or the NUBES_API_ENDPOINT environment variable")
+    if not params.get("api_token"):
+        raise InputError("api_token is not set: set the option or the NUBES_API_TOKEN environment variable")
+
+
+def connect(params: Mapping[str, Any], transport: Any = None) -> Tuple[ApiClient, Redactor]:
+    """The API client of the connection options (checked by check_connection_options), and the redactor that keeps
+    the token (and any secret added later) out of every message."""
+    token = params["api_token"]
+    redactor = Redactor([token])
+    client = ApiClient(
+        ClientConfig(
+            params["api_endpoint"],
+            token,
+            validate_certs=bool(params.get("validate_certs", True)),
+            ca_path=params.get("ca_path"),
+            timeout=float(params.get("request_timeout") or 60.0),
+        ),
+        redactor=redactor,
+        transport=transport,
+    )
+    return client, redactor
 
 
 def check_uid_options(params: Mapping[str, Any]) -> None:

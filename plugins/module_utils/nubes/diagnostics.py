@@ -1,10 +1,13 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Lifecycle diagnostics in the seed's format (P30, P28).
+"""Lifecycle diagnostics in the seed's format (P30, P28), and the one-line message of a refused task.
 
 Multiline and human-readable: a headline, the decision reason and the controlling flag in the body,
 the two choices when a name conflict blocks creation (P28), then one line each for resource_name,
 service_id, instance_uid, status, status_raw, operation_pending, operation_in_progress.
+
+A refused task fails with :func:`summary` as its `msg` and the diagnostics under `diagnostics`, so the multi-line
+text is printed once (ansible-core 2.19+ repeats `msg` in its own error line; issue 16).
 """
 
 from __future__ import annotations
@@ -59,3 +62,14 @@ def render(
     }
     lines.extend(f"{field}: {values[field]}" for field in DETAIL_FIELDS)
     return "\n".join(lines)
+
+
+def summary(module: str, decision: Decision, target: str) -> str:
+    """The one-line `msg` of a refused task: what could not be applied and why; the P30 lines (flag, choices,
+    details) are in `diagnostics`."""
+    text = "{}: cannot apply to {}: {}".format(module, target, decision.reason.rstrip("."))
+    if decision.flag:
+        text += f" ({decision.flag})"
+    if decision.choices:  # P28: always two
+        return text + ". See the diagnostics for the two ways on"
+    return text + ". See the diagnostics for the details"

@@ -32,6 +32,11 @@ class OutcomeUnknownError(ApiError):
     """A write was sent but its outcome is unknown (connection lost, gateway error)."""
 
 
+class NotDeckApiError(ApiError):
+    """The endpoint answered with something that is not the deck-api (an HTML page, a redirect, a 404 without
+    the API's error body): api_endpoint points to the wrong place. Raised before any write."""
+
+
 class OperationFailedError(NubesError):
     """A cloud operation finished unsuccessfully."""
 

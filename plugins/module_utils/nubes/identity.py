@@ -2,17 +2,22 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Identity of service-generated ids (kcc-service-generated-ids.txt, rules K1-K4b).
 
+One :class:`ResourceRef` per task, built once (KCC's typed `a.id`), says which resource the task means; the
+record key and every message come from it.
+
 - K1: the id comes only from the task's `instance_uid` or the recorded identity; never from
   `resource_name`; unset means "".
 - K2: find() with an empty id returns "not found" at once, with no HTTP call; a 404 is plain not found.
 - K3: create never sends an id (see DeckApi.create_instance).
 - K4a: no id in the task + a record: do not compare ids; check the immutable parent fields; use the record.
+  The live instance must also belong to the module's service (lifecycle.decide, rule K4a).
 - K4b: an id in the task must equal the recorded one, else
   `cannot change resource identity (old="<recorded>", new="<task>")`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
@@ -20,9 +25,42 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import Id
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, same_uid
 
 
+@dataclass(frozen=True)
+class ResourceRef:
+    """Which resource a task means: its service, workspace and name, and the ids the task gives (K1).
+
+    Instance tasks: `resource_name` names the instance, `task_uid` is `instance_uid`. Sub-resource tasks:
+    `parent_uid` is the parent instance, `sub`/`key` the sub-resource inside it, `resource_name` the parent's.
+    """
+
+    service: str
+    service_id: int
+    workspace: str
+    resource_name: str = ""
+    task_uid: str = ""
+    sub: str = ""
+    key: str = ""
+    parent_uid: str = ""
+
+    @property
+    def parent_fields(self) -> Mapping[str, Any]:
+        """K4a: the immutable fields a record must share with the task."""
+        if self.sub:
+            return {"workspace": self.workspace, "parent_instance_uid": self.parent_uid}
+        return {"service_id": self.service_id, "workspace": self.workspace}
+
+    def named(self, resource_name: str) -> ResourceRef:
+        return replace(self, resource_name=resource_name)
+
+
 def task_id(value: Optional[str]) -> str:
     """K1: the id from the task only; unset is ""."""
     return (value or "").strip()
+
+
+def recorded_uid(ref: ResourceRef, record: Optional[Mapping[str, Any]]) -> str:
+    """The id to use: K4b when the task names one, K4a when only the record has one, else "" (K1)."""
+    return resolve_identity(ref.task_uid, record, ref.parent_fields)
 
 
 def resolve_identity(
@@ -31,7 +69,6 @@ def resolve_identity(
     parent_fields: Mapping[str, Any],
     uid_field: str = "instance_uid",
 ) -> str:
-    """The id to use: K4b when the task names one, K4a when only the record has one, else "" (K1)."""
     spec_id = task_id(task_uid)
     recorded = str(record.get(uid_field) or "") if record else ""
     if spec_id:
@@ -53,7 +90,8 @@ def resolve_identity(
 
 
 def find(api: DeckApi, uid: str) -> Optional[Instance]:
-    """K2: an empty id is "not found" without any HTTP call; a 404 is plain not found."""
+    """K2: an empty id is "not found" without any HTTP call; a 404 is plain not found. Otherwise the live
+    instance, read by its uid (`GET /instances/{uid}`, with its state and params)."""
     if not uid:
         return None
     return api.get_instance(uid)

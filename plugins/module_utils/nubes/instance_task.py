@@ -1,526 +1,419 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""An instance module's task: identity -> state record -> lifecycle decision -> operations -> record."""
+"""An instance module's task (the skeleton's steps for one instance of the service).
+
+Find: the recorded identity (K1-K4b), else the display name (list items are only candidates: deck-api 4.1),
+then the live instance itself, `GET /instances/{uid}` with its params. Decide on live data (lifecycle.py).
+Execute: create (P20, K3; the uid recorded the moment the API returns it), modify with defaults (P38),
+resume, suspend, delete, redeploy (P14), placeholder removal.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, ContextManager, Dict, List, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
-    InputError,
+    ApiError,
     NubesError,
-    OperationFailedError,
     OutcomeUnknownError,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
+    DELETE_PLACEHOLDER,
+    RECORD_KEEP,
     RECORD_REMOVE,
     RECORD_WRITE,
     Decision,
-    Situation,
-    decide,
+    InstanceSituation,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import (
-    CREATING,
-    DELETED,
-    MISSING,
-    NOT_CREATED,
-    Instance,
-)
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import (
-    ParamConverter,
-    changed_codes,
-    digest,
-    equivalent,
-)
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import DELETED, MISSING, NOT_CREATED, Instance
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     STATUS_CREATE_REQUESTED,
     STATUS_CREATING,
     STATUS_PRESENT,
-    new_salt,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import NameTaken, Task, run_task
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
 
 
-class InstanceTask:
-    """present/absent of one instance of the service."""
+class InstanceTask(Task):
+    """present / absent / deleted of one instance of the service."""
 
     def __init__(self, ctx: TaskContext) -> None:
-        self.ctx = ctx
-        self.params = ctx.params
-        self.converter = ParamConverter(ctx.service.get("params") or [], resolver=ctx.resolve_name)
-        self.secret_codes = set(self.converter.secret_codes())
-        self.types = {str(p["code"]): str(p.get("type", "string")) for p in self.converter.params}
-        self.resource_name: str = str(self.params.get("resource_name") or "")
-        self.task_uid = identity.task_id(self.params.get("instance_uid"))  # K1
-        self.operations_run: List[str] = []
-        self.last_operation: Optional[OperationResult] = None
+        super().__init__(ctx)
+        self.spec = ctx.spec
+        self.opts = ctx.options
+        self.converter = ParamConverter(self.spec.params, resolver=ctx.resolve_name)
+        params = ctx.params
+        self.ref = identity.ResourceRef(
+            self.spec.name,
+            self.spec.service_id,
+            self.opts.workspace,
+            str(params.get("resource_name") or ""),
+            identity.task_id(params.get("instance_uid")),  # K1
+        )
+        self.desired: Dict[str, str] = {}
+        self.secrets: Dict[str, str] = {}  # secret codes -> the task's values (never stored, never shown)
         self.instance: Optional[Instance] = None
-        self.record: Optional[Dict[str, Any]] = None
-        self.changed = False
+        self.preloaded: Optional[Instance] = None
+        self.status_read = True
+        self.live_uids: List[str] = []
+        self.lost_uid = ""
+        self.create_values: Dict[str, str] = {}
+        self.secrets_to_set: List[str] = []
         self.before: Dict[str, Optional[str]] = {}
         self.after: Dict[str, Optional[str]] = {}
-        self.diagnostics = ""
-        self.status_read = True
-        self._create_values: Dict[str, str] = {}
-        self.live_uids: Tuple[str, ...] = ()
-
-    # -- entry ---------------------------------------------------------------------------------
+        self.revisions: Tuple[Dict[str, str], Dict[str, str]] = ({}, {})  # git_revision in the diff (P14)
 
     def run(self) -> Dict[str, Any]:
-        state = self.params.get("state") or "present"
-        self.ctx.register_secrets({c: self.params.get(p) for p, c in self._secret_options().items()})
-        desired = self.converter.desired(self.params) if state == "present" else {}  # validates before any write
-        if not self.resource_name:
-            self._name_from_uid()
-        with self.ctx.store.instance_lock(self.ctx.service_name, self.resource_name):
-            decision = self._present(desired) if state == "present" else self._absent()
-        return self._result(decision)
+        self.ctx.warn_if_state_is_ephemeral()
+        secret = [p for p in self.spec.params if p.secret]
+        self.ctx.register_secrets({p.code: self.ctx.params.get(p.option) for p in secret})
+        if self.opts.state == "present":
+            self.desired = self.converter.desired(self.ctx.params)  # validates the input before any write
+            self.secrets = {p.code: self.desired.pop(p.code) for p in secret if p.code in self.desired}
+        if not self.ref.resource_name:
+            self.ref = self.ref.named(self._name_from_uid())
+        return run_task(self)
 
-    def _secret_options(self) -> Dict[str, str]:
-        return {str(p.get("option") or p["code"]): str(p["code"]) for p in self.converter.params if p.get("secret")}
-
-    def _name_from_uid(self) -> None:
-        """Only instance_uid given: the resource_name is the instance's display name."""
-        record = self.ctx.store.find_instance_by_uid(self.ctx.service_name, self.task_uid)
+    def _name_from_uid(self) -> str:
+        """Only instance_uid given: the recorded resource_name, else the live instance's display name."""
+        record = self.ctx.store.find_instance_by_uid(self.spec.name, self.ref.task_uid)
         if record:
-            self.resource_name = str(record.get("resource_name") or "")
-            return
-        instance = identity.find(self.ctx.api, self.task_uid)
-        if instance is None:
+            return str(record.get("resource_name") or self.ref.task_uid)
+        self.preloaded = identity.find(self.ctx.api, self.ref.task_uid)
+        if self.preloaded is None:
             raise NubesError(
-                f"instance {self.task_uid} (instance_uid) does not exist; check the uid, or give resource_name "
+                f"instance {self.ref.task_uid} (instance_uid) does not exist; check the uid, or give resource_name "
                 "to create a new instance"
             )
-        self.resource_name = instance.display_name or self.task_uid
+        return self.preloaded.display_name or self.ref.task_uid
 
-    # -- identity and lookup -------------------------------------------------------------------
+    # -- the skeleton's steps ---------------------------------------------------------------------
 
-    def _locate(self) -> Dict[str, Any]:
-        """Record, identity (K1-K4b), the instance; name lookup when nothing is recorded."""
-        self.record = self.ctx.store.get_instance(self.ctx.service_name, self.resource_name)
-        uid = identity.resolve_identity(
-            self.task_uid,
-            self.record,
-            {"service_id": self.ctx.service_id, "workspace": self.ctx.store.workspace},
+    def lock(self) -> ContextManager[None]:
+        return self.ctx.store.instance_lock(self.spec.name, self.ref.resource_name)
+
+    def store(self, record: Optional[records.Record]) -> None:
+        if not self.ctx.check_mode:
+            if record is None:
+                self.ctx.store.delete_instance(self.spec.name, self.ref.resource_name)
+            else:
+                record["service_id"] = self.spec.service_id
+                self.ctx.store.put_instance(self.spec.name, self.ref.resource_name, record)
+        self.record = record
+
+    def forget_only(self) -> bool:
+        """P29: suspend_on_destroy=false on a suspendable service removes the record with no API call at all."""
+        return (
+            self.opts.state == "absent"
+            and self.spec.lifecycle.suspendable
+            and not self.opts.suspend_on_destroy
+            and bool(self.record or self.ref.task_uid)
         )
-        self.instance = identity.find(self.ctx.api, uid)  # K2: no HTTP call when uid is ""
-        live_matches = 0
-        record_creating = bool(self.record and self.record.get("status") != STATUS_PRESENT)
-        if (self.instance is None or not self.instance.live) and not self.task_uid:
-            # Nothing recorded (or the recorded instance is gone): look the display name up.
-            found = self.ctx.api.find_live_by_name(self.ctx.service_id, self.resource_name)
-            live_matches = len(found)
-            self.live_uids = tuple(i.uid for i in found)
-            if len(found) == 1:
-                self.instance = found[0]
-                if self.record and not self.record.get("instance_uid") and record_creating:
-                    pass  # our own create whose answer was lost: continue it (lost POST resolved by reading)
-                else:
-                    record_creating = False
-                    if self.record:
-                        self.record = None  # the recorded instance is gone; the match is another instance
-            elif self.record:
-                self.record = None
-                record_creating = False
-        if self.instance is not None and self.instance.busy:
-            self.instance = self.ctx.executor.wait_idle(self.instance, self.ctx.timeout("modify"))
-        return {"live_matches": live_matches, "record_creating": record_creating}
 
-    # -- present ---------------------------------------------------------------------------------
+    def find(self) -> None:
+        self.instance, self.live_uids, self.lost_uid, self.reusable, self.in_flight = None, [], "", None, ""
+        self.record = records.normalise(self.ctx.store.get_instance(self.spec.name, self.ref.resource_name))
+        uid = identity.recorded_uid(self.ref, self.record)  # K4a / K4b
+        if self.forget_only():  # P29: not even read; the result names the uid it forgets
+            self.status_read = False
+            if uid:
+                self.instance = Instance({"instanceUid": uid, "displayName": self.ref.resource_name})
+            return
+        if self.preloaded is not None and uid and self.preloaded.uid.lower() == uid.lower():
+            self.instance, self.preloaded = self.preloaded, None
+        else:
+            self.instance = identity.find(self.ctx.api, uid)  # K2: no HTTP call when uid is ""
+        if not self.ref.task_uid and (self.instance is None or not self.instance.live):
+            self._lookup_by_name(uid)
+        if self.instance is not None and self._own_record() and self.settle(self.instance):
+            if self.record is None:
+                self.lost_uid = ""  # its own delete (or destroy) finished: gone as asked, nothing was lost
+            self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance
 
-    def _present(self, desired: Dict[str, str]) -> Decision:
-        found = self._locate()
+    def _lookup_by_name(self, recorded: str) -> None:
+        """No id, or the recorded instance is gone: live candidates by display name (list items carry no params,
+        so the one candidate is then read by its uid). Never a deleted instance (issue 14)."""
+        if recorded and self.record is not None and self.record.get("status") == STATUS_PRESENT:
+            self.lost_uid = recorded  # P20: the recorded instance is missing or deleted
+        if self.opts.state != "present" and recorded:
+            return
+        found = self.ctx.api.find_live_by_name(self.spec.service_id, self.ref.resource_name)
+        self.live_uids = [i.uid for i in found]
+        if len(found) != 1:
+            return
+        ours = self.record is not None and self.record.get("status") == STATUS_CREATE_REQUESTED
+        if not ours:
+            self.record = None  # another instance with the name: not this record's
+        if self.opts.state == "present" or ours:
+            self.instance = self.ctx.api.get_instance(found[0].uid)
+
+    def _own_record(self) -> bool:
+        """The record belongs to the live instance (or is this task's create whose uid was lost)."""
+        if self.record is None or self.instance is None:
+            return False
+        recorded = str(self.record.get("instance_uid") or "")
+        return not recorded or recorded.lower() == self.instance.uid.lower()
+
+    def _recorded(self) -> bool:
+        """The record holds this resource: its instance is the live one, or none was read (gone, or not read)."""
+        if self.record is None or not self.record.get("instance_uid"):
+            return False
+        return self.instance is None or self._own_record()
+
+    def situation(self) -> InstanceSituation:
         instance = self.instance
-        status = instance.status if instance else MISSING
-        recorded = bool(self.record and self.record.get("status") == STATUS_PRESENT)
-        if recorded and self.record and self.record.get("pending"):
-            self._settle_pending()
-        key_match = self._key_params_match(desired, instance)
-        changed_params = self._changed_params(desired, instance, recorded)
-        revision = self.params.get("git_revision")
-        revision_changed = bool(
-            recorded
-            and self.ctx.lifecycle.get("redeploy")
-            and revision is not None
-            and self.record is not None
-            and str(revision) != str(self.record.get("git_revision") or "")
+        status = instance.status if instance is not None else MISSING
+        own = self._own_record()
+        creating = own and self.record is not None and self.record.get("status") != STATUS_PRESENT
+        live = instance.params() if instance is not None else {}
+        self.secrets_to_set = self._secrets_to_set()
+        foreign = ""
+        if instance is not None and instance.service_id not in (None, self.spec.service_id):
+            foreign = f"{instance.service_label}, not {self.spec.name} (service {self.spec.service_id})"  # K4a
+        return InstanceSituation(
+            state=self.opts.state,
+            status=status if self.status_read else MISSING,
+            in_flight=self.in_flight,
+            busy=bool(instance is not None and instance.busy),
+            available=instance.available_names() if instance is not None else None,
+            foreign_service=foreign,
+            recorded=self._recorded() and not creating,
+            record_creating=creating,
+            lost_uid=self.lost_uid,
+            named_uid=bool(self.ref.task_uid),
+            live_matches=len(self.live_uids),
+            live_uids=tuple(self.live_uids),
+            adopt=self.opts.adopt,
+            key_mismatches=tuple(differing(self.spec.params, self.desired, live, immutable=True)),
+            changed=tuple(differing(self.spec.params, self.desired, live, immutable=False) + self.secrets_to_set),
+            revision_changed=self._revision_changed(live),
+            suspendable=self.spec.lifecycle.suspendable,
+            deletable=self.spec.lifecycle.deletable,
+            suspend_on_destroy=self.opts.suspend_on_destroy,
+            ephemeral_state=self.ctx.ephemeral_job,
         )
-        situation = Situation(
-            state="present",
-            status=status,
-            recorded=recorded,
-            record_creating=found["record_creating"],
-            live_matches=found["live_matches"] if not recorded else 0,
-            adopt=self.ctx.flag("adopt_existing_on_create", False),
-            key_params_match=key_match,
-            params_changed=bool(changed_params),
-            revision_changed=revision_changed,
-            suspendable=bool(self.ctx.lifecycle.get("suspendable")),
-            deletable=bool(self.ctx.lifecycle.get("deletable", True)),
-            named_uid=bool(self.task_uid),
-            live_uids=self.live_uids,
+
+    def _secrets_to_set(self) -> List[str]:
+        """update_password=always: the task's secrets that differ from what this record last applied (all of them
+        when adopting: a secret cannot be read back). on_create: none; they are sent on create only."""
+        if self.opts.update_password != "always" or not self.secrets or self.instance is None:
+            return []
+        record = self.record if self._own_record() else None
+        codes = records.secrets_to_set(record, self.secrets)
+        fixed = [c for c in codes if self.converter.by_code[c].immutable]
+        if fixed:
+            self.ctx.warn(f"{', '.join(fixed)}: set on create only; the API cannot change it on an existing instance")
+        return [c for c in codes if c not in fixed]
+
+    def _deployed_revision(self, live: Dict[str, Optional[str]]) -> Optional[str]:
+        """The git_revision deployed: live when the API reports it, else the one this record deployed."""
+        current = live.get(self._revision_code()) or (self.record or {}).get("git_revision")
+        return None if current is None else str(current)
+
+    def _revision_changed(self, live: Dict[str, Optional[str]]) -> bool:
+        """P14/P18: git_revision differs from the deployed one (live when the API reports it, else recorded)."""
+        if not self.spec.lifecycle.redeploy or self.opts.git_revision is None or self.instance is None:
+            return False
+        current = self._deployed_revision(live)
+        if current is None:
+            return bool(self._own_record() and self.record and self.record.get("status") == STATUS_PRESENT)
+        return str(current) != self.opts.git_revision
+
+    def _revision_code(self) -> str:
+        redeploy = self.spec.operation("redeploy")
+        for param in redeploy.params if redeploy else ():
+            if param.option == "git_revision":
+                return param.code
+        return "gitRevision"
+
+    def describe(self, decision: Decision) -> str:
+        status = (self.instance.status if self.instance else MISSING) if self.status_read else "unknown (not read)"
+        return diagnostics.render(
+            self.ctx.module_name,
+            decision,
+            self.ref.resource_name,
+            self.spec.service_id,
+            self.instance,
+            status,
+            extra=self.ctx.pending_references,
         )
-        decision = decide(situation)
-        if recorded and not key_match and not decision.error:
-            decision = Decision(
-                error=True,
-                reason="create-only (key) params cannot change on an existing instance: {}. Change resource_name to "
-                "create a new resource, or restore the old values".format(
-                    ", ".join(self._key_mismatches(desired, instance))
-                ),
-                rule="P23",
-            )
-        self.diagnostics = self._diagnostics(decision, status)
-        if decision.error:
-            raise NubesError(self.diagnostics, diagnostics=self.diagnostics)
-        self._plan_diff(desired, decision, instance)
-        if self.ctx.check_mode:
-            self.changed = bool(decision.operations) or decision.record == RECORD_WRITE
-            self.operations_run = list(decision.operations)
-            return decision
-        for operation in decision.operations:
-            if not self._apply(operation, desired):
-                break  # wait=false: return after starting the operation
-        if decision.record == RECORD_WRITE and not (self.last_operation and not self.last_operation.finished):
-            self._write_present(desired, decision)
-        if decision.operations or decision.record == RECORD_WRITE:
-            self.changed = True
-        last_read_by_create = bool(decision.operations) and decision.operations[-1] == "create"
+
+    def refusal(self, decision: Decision) -> str:
+        target = repr(self.ref.resource_name)
+        if self.instance is not None and self.instance.uid:
+            target += f" (instance_uid {self.instance.uid})"
+        return diagnostics.summary(self.ctx.module_name, decision, target)
+
+    def plan(self, decision: Decision) -> None:
+        ops = decision.operations
+        live = self.instance.params() if self.instance is not None and self.status_read else {}
+        if decision.in_flight:  # P27: only reported; what the task wants is decided once that operation is done
+            self.before = self.after = {k: v for k, v in live.items() if k in self.converter.by_code}
+        elif "create" in ops:
+            self.create_values = self.converter.for_create(dict(self.desired, **self.secrets))  # before any write
+            self.before, self.after = {}, dict(self.create_values)
+        elif self.opts.state == "present":
+            self.before = {k: v for k, v in live.items() if k in self.converter.by_code}
+            self.after = dict(self.before)
+            self.after.update(self.desired)
+            self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
+        else:
+            self.before, self.after = {k: v for k, v in live.items() if k in self.converter.by_code}, {}
+        self._plan_revision(ops, live)
+        remove = decision.record == RECORD_REMOVE and self.record is not None
+        write = decision.record == RECORD_WRITE
+        self.changed = bool(ops) or write or remove
+
+    def _plan_revision(self, ops: Tuple[str, ...], live: Dict[str, Optional[str]]) -> None:
+        """P14: the diff shows git_revision too (a redeploy changes nothing else), deployed before, task's after."""
+        if not self.spec.lifecycle.redeploy:
+            self.revisions = ({}, {})
+            return
+        deployed = None if "create" in ops else self._deployed_revision(live)
+        wanted = self.opts.git_revision if self.opts.git_revision is not None else deployed
+        before = {} if deployed is None else {"git_revision": deployed}
+        after = {} if wanted is None or self.opts.state != "present" else {"git_revision": wanted}
+        self.revisions = (before, after)
+
+    # -- execution -------------------------------------------------------------------------------
+
+    def execute(self, decision: Decision) -> None:
+        final = len(decision.operations) - 1
+        for index, operation in enumerate(decision.operations):
+            if operation == DELETE_PLACEHOLDER:
+                self.ctx.api.delete_instance(self._uid())
+                self.operations_run.append(operation)
+            elif not self._operation(operation, wait=self.opts.wait or index < final):
+                break  # wait=false: return once the last one runs (the ones before it are waited for)
         finished = self.last_operation is None or self.last_operation.finished
-        if decision.operations and self.instance is not None and not last_read_by_create and finished:
-            self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance  # final status, outputs
-        return decision
+        if decision.record == RECORD_REMOVE and self.record is not None and finished:
+            self.store(None)
+        elif decision.record == RECORD_WRITE and finished and self.instance is not None:
+            self.store(self._present_record())
+        elif decision.record == RECORD_KEEP and self.reusable is not None and self.record is not None:
+            self.store(records.settled(self.record, False))  # an abandoned draft: forget it
+        last = decision.operations[-1] if decision.operations else ""
+        if last not in ("", DELETE_PLACEHOLDER) and self.instance is not None and (last != "create" or not finished):
+            # status and outputs as they are now (with wait=false: right after the operation was started)
+            self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance
 
-    def _key_mismatches(self, desired: Dict[str, str], instance: Optional[Instance]) -> List[str]:
-        """Immutable params whose task value differs from the instance's (or the record's) value."""
-        if instance is None:
-            return []
-        current = instance.params()
-        recorded = (self.record or {}).get("digests") or {}
-        salt = str((self.record or {}).get("salt") or "")
-        wrong: List[str] = []
-        for code in self.converter.immutable_codes():
-            if code not in desired:
-                continue
-            if code in current and current[code] is not None:
-                if not equivalent(current[code], desired[code]):
-                    wrong.append(code)
-            elif code in recorded and recorded[code] != digest(salt, code, desired[code]):
-                wrong.append(code)
-        return wrong
-
-    def _key_params_match(self, desired: Dict[str, str], instance: Optional[Instance]) -> bool:
-        return not self._key_mismatches(desired, instance)
-
-    def _changed_params(self, desired: Dict[str, str], instance: Optional[Instance], recorded: bool) -> List[str]:
-        """Modifiable params that differ: vs the record's digests, or vs the instance's params when adopting."""
-        modifiable = {c for c in desired if c not in set(self.converter.immutable_codes())}
-        if instance is None:
-            return []
-        if recorded and self.record is not None:
-            codes = changed_codes(
-                {c: v for c, v in desired.items() if c in modifiable},
-                self.record.get("digests") or {},
-                str(self.record.get("salt") or ""),
-                self.types,
-            )
-            return codes
-        current = instance.params()
-        return sorted(
-            c
-            for c in modifiable
-            if c not in self.secret_codes and c in current and not equivalent(current[c], desired[c])
+    def _present_record(self) -> records.Record:
+        return records.present(
+            self.record,
+            [p.code for p in self.spec.params if p.secret],
+            instance_uid=self._uid(),
+            git_revision=self.opts.git_revision,
         )
 
-    # -- operations ------------------------------------------------------------------------------
-
-    def _apply(self, operation: str, desired: Dict[str, str]) -> bool:
-        """Run one operation; False when it was only started (wait=false)."""
-        if operation == "create":
-            return self._create(desired)
+    def _uid(self) -> str:
         if self.instance is None:  # internal invariant (ansible-test forbids assert)
-            raise NubesError("internal error: self.instance is unset; please report this bug")
+            raise NubesError("internal error: no instance to operate on; please report this bug")
+        return self.instance.uid
+
+    def _operation(self, name: str, wait: bool) -> bool:
+        """Run one operation; False when it was only started (wait=false)."""
+        if name == "create":
+            return self._create(wait)
         values: Dict[str, str] = {}
-        if operation == "modify":
-            values = dict(desired)  # P38: the op's other params keep their values/defaults (value_plan)
-        elif operation == "redeploy":
-            values = self._redeploy_values()
-        return self._execute(self.instance.uid, operation, values)
+        secrets: Dict[str, str] = {}
+        current: Dict[str, Optional[str]] = {}
+        if name == "modify":
+            secrets = {c: self.secrets[c] for c in self.secrets_to_set}
+            values = dict(self.desired, **secrets)
+            current = self.instance.params() if self.instance is not None else {}  # P38: the rest keeps its value
+        elif name == "redeploy" and self.opts.git_revision is not None:
+            values = {self._revision_code(): self.opts.git_revision}
+        revision = self.opts.git_revision if name in ("create", "redeploy") else None
+        return self._execute(name, values, secrets, revision, wait, current)
 
     def _execute(
-        self, instance_uid: str, operation: str, values: Dict[str, str], existing: Optional[str] = None
+        self,
+        name: str,
+        values: Dict[str, str],
+        secrets: Dict[str, str],
+        revision: Optional[str],
+        wait: bool,
+        current: Optional[Dict[str, Optional[str]]] = None,
     ) -> bool:
-        timeout = self.ctx.timeout(operation)
-        op_id = self.ctx.svc_operation_id(operation, self.instance)
-        on_created = None
-        if operation != "create" and self.record is not None:
-            on_created = self._remember_pending(operation, values)
-        elif operation == "create":
-            on_created = self._remember_create_op
-        op_uid = self.ctx.executor.start(instance_uid, operation, op_id, values, on_created, existing)
-        self.operations_run.append(operation)
-        if not self.ctx.flag("wait", True):
-            self.last_operation = OperationResult(op_uid, operation, False)
-            return False
-        self.last_operation = self.ctx.executor.wait(op_uid, operation, timeout)
-        return True
+        if self.instance is None:  # internal invariant (ansible-test forbids assert)
+            raise NubesError("internal error: no instance to operate on; please report this bug")
+        if self.record is None:  # adopting: the record starts with the operation (P27: a re-run waits for it)
+            self.record = {"status": STATUS_PRESENT, "instance_uid": self.instance.uid}
+        return self.run_operation(self.instance, name, values, secrets, revision, current, wait)
 
-    def _redeploy_values(self) -> Dict[str, str]:
-        """P14: git_revision goes into the redeploy action's param mapped to that option (gitRevision)."""
-        revision = self.params.get("git_revision")
-        if revision is None:
-            return {}
-        for param in self.ctx.operation_spec("redeploy").get("params") or []:
-            if (param.get("option") or "") == "git_revision":
-                return {str(param["code"]): str(revision)}
-        return {"gitRevision": str(revision)}
-
-    def _create(self, desired: Dict[str, str]) -> bool:
-        """P20: POST /instances (K3: no id), record the uid at once, then the create operation."""
-        values = self.converter.for_create(desired)  # P35/P36; fails on missing required before any write
-        self._create_values = values
-        existing_op: Optional[str] = None
-        if self.instance is None:
-            self._put_record({"status": STATUS_CREATE_REQUESTED, "instance_uid": ""})
-            try:
-                uid = self.ctx.api.create_instance(self.ctx.service_id, self.resource_name)
-            except OutcomeUnknownError as exc:
-                found = self.ctx.api.find_live_by_name(self.ctx.service_id, self.resource_name)
-                if len(found) != 1:
-                    raise NubesError(
-                        f"{exc.msg}; no instance named {self.resource_name!r} appeared, so nothing was created: "
-                        "re-run the task"
-                    ) from None
-                uid = found[0].uid
-            self._put_record({"status": STATUS_CREATING, "instance_uid": uid})  # recorded before anything else
-            self.instance = Instance({"instanceUid": uid, "displayName": self.resource_name, "explainedStatus": ""})
-        else:
-            existing_op = self._resumable_create_op()
-            self._put_record(
-                {"status": STATUS_CREATING, "instance_uid": self.instance.uid, "operation_uid": existing_op}
-            )
-        finished = self._execute(self.instance.uid, "create", values, existing_op)
+    def _create(self, wait: bool) -> bool:
+        """P20: POST /instances (K3: no id), the uid recorded at once, then the create operation on it."""
+        if self.instance is None or self.instance.status in (DELETED, MISSING):
+            self._new_instance()
+        elif self.record is None or self.record.get("instance_uid") != self.instance.uid:
+            self.store({**(self.record or {}), "status": STATUS_CREATING, "instance_uid": self.instance.uid})
+        finished = self._execute("create", self.create_values, self.secrets, self.opts.git_revision, wait)
         if finished:
-            instance = self.ctx.api.get_instance(self.instance.uid)
+            instance = self.ctx.api.get_instance(self._uid())
             if instance is None or instance.status in (DELETED, NOT_CREATED):
                 raise NubesError(
-                    f"the create operation finished but instance {self.instance.uid} is "
+                    f"the create operation finished but instance {self._uid()} is "
                     f"{instance.status_raw if instance else 'gone'}; check it in the Cloud Console and re-run"
                 )
             self.instance = instance
         return finished
 
-    def _resumable_create_op(self) -> Optional[str]:
-        """The recorded create operation, when it is still usable (not finished unsuccessfully)."""
-        op_uid = (self.record or {}).get("operation_uid")
-        if not op_uid:
-            return None
-        operation = self.ctx.api.get_operation(str(op_uid))
-        if operation.finished and operation.is_successful is not True:
-            return None
-        return str(op_uid)
+    def _new_instance(self) -> None:
+        prior = self.record
+        self.store({"status": STATUS_CREATE_REQUESTED, "instance_uid": ""})
+        name = self.ref.resource_name
+        try:
+            uid = self.ctx.api.create_instance(self.spec.service_id, name)
+        except OutcomeUnknownError as exc:
+            found = self.ctx.api.find_live_by_name(self.spec.service_id, name)  # never post twice: read
+            if len(found) != 1:
+                self.store(prior)
+                raise NubesError(
+                    f"{exc.msg}; no instance named {name!r} appeared, so nothing was created: re-run the task"
+                ) from None
+            uid = found[0].uid
+        except ApiError as exc:
+            self.store(prior)
+            if exc.status == 400 and "not unique" in exc.msg.lower():
+                self._name_taken(exc)
+            raise
+        self.store({"status": STATUS_CREATING, "instance_uid": uid})  # recorded before anything else
+        self.instance = Instance({"instanceUid": uid, "displayName": name, "explainedStatus": ""})
 
-    def _remember_create_op(self, op_uid: str) -> None:
-        if self.instance is None:  # internal invariant (ansible-test forbids assert)
-            raise NubesError("internal error: self.instance is unset; please report this bug")
-        self._put_record({"status": STATUS_CREATING, "instance_uid": self.instance.uid, "operation_uid": op_uid})
+    def _name_taken(self, exc: ApiError) -> None:
+        """Issue 14: `400 ... not unique`. A live holder is looked up and decided on again (adopt or a clear
+        error naming it); deleted holders keep their names, so then the only way on is another name."""
+        holders = self.ctx.api.named(self.spec.service_id, self.ref.resource_name)
+        live = [i.uid for i in holders if i.live]
+        if live:
+            raise NameTaken(live)
+        raise NubesError(
+            f"the API refuses resource_name {self.ref.resource_name!r}: the display name is not unique for this "
+            f"service. It is held by deleted instance(s) {', '.join(i.uid for i in holders) or '(not listed)'}, and "
+            "deleted instances keep their display names: choose another resource_name",
+            diagnostics=exc.msg,
+        ) from None
 
-    def _remember_pending(self, operation: str, values: Dict[str, str]) -> Callable[[str], None]:
-        """Before the operation runs, note it in the record with what it will apply (digests, params,
-        git_revision), so a run that does not wait (wait=false, timeout, crash) is settled by the next one."""
+    # -- result ----------------------------------------------------------------------------------
 
-        def remember(op_uid: str) -> None:
-            if self.record is None or self.record.get("status") != STATUS_PRESENT:
-                return
-            record = dict(self.record)
-            salt = str(record.get("salt") or "")
-            pending: Dict[str, Any] = {
-                "operation_uid": op_uid,
-                "name": operation,
-                "digests": {code: digest(salt, code, value) for code, value in values.items()},
-                "params": self.converter.public(values),
-            }
-            if operation == "redeploy" and self.params.get("git_revision") is not None:
-                pending["git_revision"] = str(self.params["git_revision"])
-            record["pending"] = pending
-            self._store(record)
-
-        return remember
-
-    def _settle_pending(self) -> None:
-        """An operation an earlier run did not wait for: wait for it now; record what it applied on success."""
-        if self.record is None:  # internal invariant (ansible-test forbids assert)
-            raise NubesError("internal error: self.record is unset; please report this bug")
-        pending = dict(self.record.get("pending") or {})
-        op_uid = str(pending.get("operation_uid") or "")
-        name = str(pending.get("name") or "operation")
-        record = dict(self.record)
-        record.pop("pending", None)
-        if op_uid and not self.ctx.check_mode:
-            try:
-                if not self.ctx.api.get_operation(op_uid).started:
-                    # the earlier run stopped before `run` (e.g. a param push failed): nothing was applied
-                    raise OperationFailedError(f"operation {name!r} ({op_uid}) was never started")
-                self.ctx.executor.wait(op_uid, name, self.ctx.timeout(name))
-            except OperationFailedError as exc:
-                self.ctx.warn(f"the earlier {name} operation did not succeed, it is applied again: {exc.msg}")
-            else:
-                record["digests"] = dict(record.get("digests") or {}, **(pending.get("digests") or {}))
-                record["params"] = dict(record.get("params") or {}, **(pending.get("params") or {}))
-                if "git_revision" in pending:
-                    record["git_revision"] = pending["git_revision"]
-            self._store(record)
-        self.record = record
-
-    # -- records -------------------------------------------------------------------------------
-
-    def _put_record(self, fields: Dict[str, Any]) -> None:
-        record = dict(self.record or {})
-        record.update({k: v for k, v in fields.items() if v is not None or k == "operation_uid"})
-        record["service_id"] = self.ctx.service_id
-        self._store(record)
-
-    def _store(self, record: Dict[str, Any]) -> None:
-        if self.ctx.check_mode:
-            return
-        self.ctx.store.put_instance(self.ctx.service_name, self.resource_name, record)
-        self.record = record
-
-    def _write_present(self, desired: Dict[str, str], decision: Decision) -> None:
-        """What was applied: public params, salted digests (secrets included), git_revision."""
-        if self.instance is None:  # internal invariant (ansible-test forbids assert)
-            raise NubesError("internal error: self.instance is unset; please report this bug")
-        record = dict(self.record or {})
-        salt = str(record.get("salt") or new_salt())
-        applied: Dict[str, str] = dict(record.get("params") or {})
-        digests: Dict[str, str] = dict(record.get("digests") or {}) if record.get("status") == STATUS_PRESENT else {}
-        if record.get("salt") != salt:
-            digests = {}
-        values = dict(self._create_values)
-        values.update(desired)
-        for code, value in values.items():
-            digests[code] = digest(salt, code, value)
-            if code not in self.secret_codes:
-                applied[code] = value
-        record.update(
-            {
-                "status": STATUS_PRESENT,
-                "instance_uid": self.instance.uid,
-                "service_id": self.ctx.service_id,
-                "salt": salt,
-                "digests": digests,
-                "params": applied,
-                "operation_uid": self.last_operation.uid if self.last_operation else record.get("operation_uid"),
-            }
-        )
-        if self.params.get("git_revision") is not None:
-            record["git_revision"] = str(self.params["git_revision"])
-        record.pop("pending", None)
-        self._store(record)
-
-    # -- absent ----------------------------------------------------------------------------------
-
-    def _absent(self) -> Decision:
-        self.record = self.ctx.store.get_instance(self.ctx.service_name, self.resource_name)
-        uid = identity.resolve_identity(
-            self.task_uid, self.record, {"service_id": self.ctx.service_id, "workspace": self.ctx.store.workspace}
-        )
-        recorded = self.record is not None and bool(uid)
-        suspendable = bool(self.ctx.lifecycle.get("suspendable"))
-        suspend_on_destroy = self.ctx.flag("suspend_on_destroy", True)  # P19
-        status = MISSING
-        live_matches = 0
-        forget_only = suspendable and not suspend_on_destroy and (recorded or bool(self.task_uid))
-        if not forget_only:  # P29: state-only removal makes no API call at all
-            self.instance = identity.find(self.ctx.api, uid)
-            if self.instance is not None and self.instance.busy:
-                self.instance = self.ctx.executor.wait_idle(self.instance, self.ctx.timeout("delete"))
-            status = self.instance.status if self.instance else MISSING
-            if not uid:
-                live_matches = len(self.ctx.api.find_live_by_name(self.ctx.service_id, self.resource_name))
-        elif uid:
-            self.instance = Instance({"instanceUid": uid, "displayName": self.resource_name})
-            self.status_read = False
-        decision = decide(
-            Situation(
-                state="absent",
-                status=status,
-                recorded=recorded,
-                live_matches=live_matches,
-                suspendable=suspendable,
-                deletable=bool(self.ctx.lifecycle.get("deletable", True)),
-                suspend_on_destroy=suspend_on_destroy,
-                named_uid=bool(self.task_uid),
-            )
-        )
-        self.diagnostics = self._diagnostics(decision, status if not forget_only else "unknown (not read)")
-        if decision.error:
-            raise NubesError(self.diagnostics, diagnostics=self.diagnostics)
-        if decision.warning:
-            self.ctx.warn(decision.warning)
-        if self.instance is not None and status not in (MISSING, DELETED):
-            self.before = self.instance.params()
-        elif self.record:
-            self.before = dict(self.record.get("params") or {})
-        self.after = {}
-        self.changed = bool(decision.operations) or (decision.record == RECORD_REMOVE and self.record is not None)
-        if self.ctx.check_mode:
-            self.operations_run = list(decision.operations)
-            return decision
-        for operation in decision.operations:
-            if self.instance is None:  # internal invariant (ansible-test forbids assert)
-                raise NubesError("internal error: self.instance is unset; please report this bug")
-            if not self._execute(self.instance.uid, operation, {}):
-                break
-        if decision.record == RECORD_REMOVE and self.record is not None:
-            self.ctx.store.delete_instance(self.ctx.service_name, self.resource_name)
-        if decision.operations and self.instance is not None and self.last_operation and self.last_operation.finished:
-            self.instance = self.ctx.api.get_instance(self.instance.uid) or self.instance
-        return decision
-
-    # -- reporting -------------------------------------------------------------------------------
-
-    def _diagnostics(self, decision: Decision, status: str) -> str:
-        return diagnostics.render(
-            self.ctx.module_name, decision, self.resource_name, self.ctx.service_id, self.instance, status
-        )
-
-    def _plan_diff(self, desired: Dict[str, str], decision: Decision, instance: Optional[Instance]) -> None:
-        if "create" in decision.operations and (instance is None or instance.status in (NOT_CREATED, CREATING)):
-            self.before = {}
-            try:
-                self.after = dict(self.converter.for_create(desired))
-            except InputError:
-                if self.ctx.check_mode:
-                    raise
-                self.after = dict(desired)
-            return
-        current: Dict[str, Optional[str]] = dict((self.record or {}).get("params") or {})
-        if instance is not None:
-            current.update({k: v for k, v in instance.params().items() if k in self.converter.by_code})
-        self.before = current
-        self.after = dict(current)
-        self.after.update(desired)
-
-    def _result(self, decision: Decision) -> Dict[str, Any]:
+    def result(self, decision: Decision) -> Dict[str, Any]:
         instance = self.instance
-        if instance is None:
+        status = "unknown" if not self.status_read else instance.status if instance is not None else MISSING
+        if decision.operations and decision.operations[-1] == DELETE_PLACEHOLDER and not self.ctx.check_mode:
             status = MISSING
-        elif not self.status_read:
-            status = "unknown"  # P29 state-only removal: the instance was not read
-        else:
-            status = instance.status
         view = {
-            "instance_uid": instance.uid if instance else "",
-            "resource_name": self.resource_name,
-            "service_id": self.ctx.service_id,
+            "instance_uid": instance.uid if instance else (str((self.record or {}).get("instance_uid") or "")),
+            "resource_name": self.ref.resource_name,
+            "service_id": self.spec.service_id,
             "status": status,
             "status_raw": instance.status_raw if instance else "",
             "operation_pending": bool(instance and instance.operation_pending),
             "operation_in_progress": bool(instance and instance.operation_in_progress),
-            "params": self.converter.options_view(instance.params() if instance else {}),
+            "params": self.converter.options_view(instance.params() if instance and self.status_read else {}),
             "outputs": self.ctx.outputs(instance),
         }
         result: Dict[str, Any] = {
@@ -537,7 +430,7 @@ class InstanceTask:
         }
         if self.ctx.diff_mode:
             result["diff"] = {
-                "before": self.converter.options_view(self.before, mask=True),
-                "after": self.converter.options_view(self.after, mask=True),
+                "before": dict(self.converter.options_view(self.before, mask=True), **self.revisions[0]),
+                "after": dict(self.converter.options_view(self.after, mask=True), **self.revisions[1]),
             }
         return result

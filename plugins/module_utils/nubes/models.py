@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 UUID_FULL_RE = re.compile(r"^" + UUID_RE.pattern + r"$")
@@ -161,6 +161,28 @@ class Instance:
                 found[str(name).lower()] = number
         return found
 
+    def available_names(self) -> Optional[Tuple[str, ...]]:
+        """Names (lower case) of `availableOperations`; None when the API did not say."""
+        items = self.data.get("availableOperations")
+        if not isinstance(items, list):
+            return None
+        names = []
+        for item in items:
+            if isinstance(item, dict):
+                nested = item.get("svcOperation")
+                name = item.get("operation") or item.get("name")
+                if not name and isinstance(nested, dict):
+                    name = nested.get("name") or nested.get("operation")
+                if name:
+                    names.append(str(name).lower())
+        return tuple(names)
+
+    @property
+    def service_label(self) -> str:
+        """`<svc> (service <id>)`, as diagnostics name a service."""
+        svc = self.data.get("svc")
+        return "{}(service {})".format(f"{svc} " if svc else "", self.service_id)
+
     def params(self) -> Dict[str, Optional[str]]:
         """`state.params` as API strings."""
         raw = self.state.get("params")
@@ -192,9 +214,12 @@ class CfsParam:
         self.secret: bool = bool(as_bool(data.get("isSecret")))
         descriptor = data.get("dataDescriptor")
         subs = descriptor.get("params") if isinstance(descriptor, dict) else None
-        self.sub_codes: List[str] = [
-            str(s.get("svcOperationCfsParam") or s.get("code")) for s in subs or [] if isinstance(s, dict)
-        ]
+        subs = [s for s in subs or [] if isinstance(s, dict)]
+        self.sub_codes: List[str] = [str(s.get("svcOperationCfsParam") or s.get("code")) for s in subs]
+        # P36: the dataDescriptor's sub-param defaults, as API strings
+        self.sub_defaults: Dict[str, Optional[str]] = {
+            code: unescape_entities(as_text(s.get("defaultValue"))) for code, s in zip(self.sub_codes, subs)
+        }
 
 
 class Operation:

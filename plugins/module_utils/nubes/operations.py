@@ -10,9 +10,8 @@ poll), the delete follow-up `Услуга удалена` (success), `isSuccessf
 
 from __future__ import annotations
 
-import json
 import time
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi, RunOutcome
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
@@ -22,28 +21,36 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     OperationTimeoutError,
     OutcomeUnknownError,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import CfsParam, Instance, Operation, same_uid
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import dump_json, zero_value
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RETRYABLE_READ_STATUSES
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Operation, same_uid
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import value_plan
 
 DELETED_MARKERS = ("услуга удалена", "already deleted", "not found")
 POLL_FIRST = 0.2
 POLL_FRACTION = 0.1  # next pause = 10 % of the time waited so far
 POLL_CAP = 5.0
-CONCURRENT_RETRY_SECONDS = 120  # how long a run refused with 422 Concurrent (operation not started) is re-sent
 
 
 class OperationResult:
-    """The operation's uid, name, whether it finished, and its duration (seconds) when known."""
+    """The operation's uid, name, whether it finished, its duration (seconds) when known, and the timeout a wait for
+    it takes (wait_timeout, else the service's, P8: `nubes.cloud.operation_info` waits that long by default)."""
 
-    def __init__(self, uid: str, name: str, finished: bool, duration: Optional[float] = None) -> None:
+    def __init__(
+        self, uid: str, name: str, finished: bool, duration: Optional[float] = None, timeout: Optional[int] = None
+    ) -> None:
         self.uid = uid
         self.name = name
         self.finished = finished
         self.duration = duration
+        self.timeout = timeout
 
     def as_dict(self) -> Dict[str, object]:
-        return {"uid": self.uid, "name": self.name, "finished": self.finished, "duration": self.duration}
+        return {
+            "uid": self.uid,
+            "name": self.name,
+            "finished": self.finished,
+            "duration": self.duration,
+            "timeout": self.timeout,
+        }
 
 
 class Poller:
@@ -81,50 +88,6 @@ class Poller:
             yield
 
 
-def value_plan(cfs_params: List[CfsParam], desired: Dict[str, str]) -> List[Tuple[CfsParam, str]]:
-    """The value for every param of the operation (P38: all of them, not only the task's).
-
-    Task value when given; else the op's current value (`paramValue`); else the API default; else the
-    zero value of its type (P35). Params already holding exactly that value in a row are skipped.
-    """
-    plan: List[Tuple[CfsParam, str]] = []
-    lowered = {code.lower(): value for code, value in desired.items()}
-    for param in cfs_params:
-        if param.param_id is None:
-            continue
-        if param.code in desired:
-            value = desired[param.code]
-        elif param.code.lower() in lowered:
-            value = lowered[param.code.lower()]
-        elif param.value is not None:
-            value = param.value
-        elif param.default is not None:
-            value = param.default
-        elif param.secret:
-            continue  # never reset a secret the task does not mention (its value is not echoed back)
-        else:
-            value = zero_value(param.data_type)  # P35
-        value = fit_sub_keys(value, param)
-        if param.value_uid and param.value == value:
-            continue
-        plan.append((param, value))
-    return plan
-
-
-def fit_sub_keys(value: str, param: CfsParam) -> str:
-    """P41: the spec holds the union of sub-params over operations; this operation's dataDescriptor may
-    accept fewer, so keys it does not know are dropped (tolerance on either side)."""
-    if not param.sub_codes or not value.strip().startswith("{"):
-        return value
-    try:
-        obj = json.loads(value)
-    except ValueError:
-        return value
-    if not isinstance(obj, dict) or set(obj) <= set(param.sub_codes):
-        return value
-    return dump_json({k: v for k, v in obj.items() if k in param.sub_codes})
-
-
 def deleted_marker(operation: Operation) -> bool:
     """deck-api 5.4: an errorLog saying `Услуга удалена` (service deleted) means success for deletes."""
     log = operation.error_log.lower()
@@ -138,26 +101,6 @@ class OperationExecutor:
         self.api = api
         self.poller = poller or Poller()
 
-    def wait_idle(self, instance: Instance, timeout: float) -> Instance:
-        """Wait until the instance has no pending or in-progress operation (deck-api 5.1)."""
-        current: Optional[Instance] = instance
-        if not instance.busy:
-            return instance
-        for _poll in self.poller.intervals(timeout):
-            try:
-                current = self.api.get_instance(instance.uid)
-            except ApiError as exc:
-                if not transient(exc):
-                    raise
-                continue  # a poll that failed even after retries: poll again (deck-api 6, RN-legacy)
-            if current is None or not current.busy:
-                return current or instance
-        raise OperationTimeoutError(
-            f"instance {instance.uid} still has an operation pending or in progress after {timeout:.0f} s; wait for "
-            "it to finish (or raise wait_timeout) and re-run",
-            instance_uid=instance.uid,
-        )
-
     def start(
         self,
         instance_uid: str,
@@ -166,15 +109,17 @@ class OperationExecutor:
         desired: Dict[str, str],
         on_created: Optional[Callable[[str], None]] = None,
         existing_uid: Optional[str] = None,
+        current: Optional[Mapping[str, Optional[str]]] = None,
     ) -> str:
-        """Create (or reuse) the operation, push its params, validate and run it; returns its uid."""
+        """Create (or reuse) the operation, push every param's value (P38: the task's, else `current`, the live
+        values, else the API's defaults; values.value_plan), validate and run it; returns its uid."""
         op_uid = existing_uid or self._create(instance_uid, name, svc_operation_id)
         if on_created is not None:
             on_created(op_uid)
         operation = self.api.get_operation(op_uid, with_params=True)
         if operation.started:
             return op_uid  # already run (a resumed or concurrent run): only wait for it
-        for param, value in value_plan(operation.cfs_params, desired):
+        for param, value in value_plan(operation.cfs_params, desired, current):
             if param.param_id is None:  # internal invariant (ansible-test forbids assert)
                 raise NubesError("internal error: param.param_id is unset; please report this bug")
             self.api.set_param(op_uid, param.param_id, value, param.value_uid)
@@ -198,7 +143,11 @@ class OperationExecutor:
             ) from None
 
     def _run(self, op_uid: str) -> None:
-        for _attempt in self.poller.intervals(CONCURRENT_RETRY_SECONDS):
+        """Run the operation. A run refused with 422 `Concurrent operations` (another operation of the instance
+        holds it; nothing was queued) is re-sent after a poll pause, paid from the client's retry budget."""
+        budget = self.api.client.budget
+        refused_for = 0.0
+        while True:
             try:
                 outcome = self.api.run(op_uid)
             except OutcomeUnknownError:
@@ -215,22 +164,26 @@ class OperationExecutor:
                 )
             # 422 Concurrent although this operation never started: another operation of the instance holds it.
             # The run was refused (nothing queued), so it is safe to send again once that one is done.
-        raise NubesError(
-            f"operation {op_uid} could not start: for {CONCURRENT_RETRY_SECONDS} s the API answered 422 `Concurrent "
-            "operations` (another operation of the instance is running). Wait until it finishes (Cloud Console), "
-            "then re-run the task"
-        )
+            pause = self.poller.interval(refused_for)
+            if not budget.take(pause):
+                raise NubesError(
+                    f"operation {op_uid} could not start: for {refused_for:.0f} s the API answered 422 `Concurrent "
+                    "operations` (another operation of the instance is running), and the task's retry budget "
+                    f"({budget.total:.0f} s) is used up. Wait until that operation finishes (Cloud Console), then "
+                    "re-run the task"
+                )
+            self.poller.sleep(pause)
+            refused_for += pause
 
     def wait(self, op_uid: str, name: str, timeout: float) -> OperationResult:
         """Poll until dtFinish is set; raise OperationFailedError / OperationTimeoutError."""
         operation: Optional[Operation] = None
         for _poll in self.poller.intervals(timeout):
             try:
-                operation = self.api.get_operation(op_uid)
+                operation = self.api.get_operation(op_uid)  # transient faults: retried by the client alone
             except ApiError as exc:
-                if not transient(exc):
-                    raise
-                continue  # a poll that failed even after retries: poll again (deck-api 6, RN-legacy)
+                exc.msg += f". Operation {name!r} ({op_uid}) keeps running in the cloud: re-run the task to wait for it"
+                raise
             if operation.finished:
                 check_success(operation, name)
                 return OperationResult(op_uid, name, True, operation.duration)
@@ -242,11 +195,6 @@ class OperationExecutor:
             "keeps running in the cloud); re-run the task to wait for it, or raise wait_timeout",
             operation={"uid": op_uid, "name": name},
         )
-
-
-def transient(error: ApiError) -> bool:
-    """A read that failed for a transient reason (P34 statuses, or no answer at all)."""
-    return error.status is None or error.status in RETRYABLE_READ_STATUSES
 
 
 def check_success(operation: Operation, name: str) -> None:
@@ -266,4 +214,4 @@ def check_success(operation: Operation, name: str) -> None:
     raise OperationFailedError(msg, operation={"uid": operation.uid, "name": name, "failed_stage": stage})
 
 
-__all__ = ["OperationExecutor", "OperationResult", "Poller", "same_uid", "value_plan"]
+__all__ = ["OperationExecutor", "OperationResult", "Poller", "same_uid"]

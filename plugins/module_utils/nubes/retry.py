@@ -1,15 +1,23 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Retry policy of the API client (P32-P34).
+"""Retry policy of the API client (P32-P34) and the task's retry budget.
 
-Rules implemented here:
+The client (client.py) is the only layer that retries; these are its rules.
 - P34: GET requests treat 401, 429, 502, 503, 504 (and connection errors) as retryable.
-- P32/P33: up to 3 retries with 2 s / 4 s / 8 s exponential backoff; `Retry-After` is honoured.
-- Writes are never blindly re-sent. Only answers that prove the request was NOT processed are
-  retried for a write: 401 (the gateway rejected the token before the backend saw the request, P32)
-  and 429 (rate limited), and connection errors raised before the request was sent.
-  Any other failure of a write makes its outcome unknown; callers resolve it by reading.
-- The backoff scale is configurable for tests with the env var `NUBES_BACKOFF_SCALE` (e.g. 0.01).
+- P32/P33: the first attempt and up to 3 retries, waiting 2 s / 4 s / 8 s (exponential backoff); `Retry-After`
+  is honoured. A dead end (a wrong token, an endpoint that never answers) thus fails after 4 attempts and 14 s.
+- Writes are never blindly re-sent. Only answers that prove the request was NOT processed are retried for a
+  write: 401 (the gateway rejected the token before the backend saw the request, P32) and 429 (rate limited), and
+  connection errors raised before the request was sent. Any other failure of a write makes its outcome unknown;
+  callers resolve it by reading.
+- Beyond the seed: once the endpoint has answered as the deck-api in this task, a read that is still transient
+  after its retries gets extra rounds (one every 8 s), and a run refused with 422 `Concurrent operations` is
+  re-sent; all of these waits come out of ONE budget per task (:class:`RetryBudget`, 120 s by default). Reads
+  are safe to repeat, so a flapping gateway or a short API restart does not fail a long task, while the total
+  extra wait stays bounded.
+- The backoff scale is configurable for tests with the env var `NUBES_BACKOFF_SCALE` (e.g. 0.01). The budget is
+  charged the unscaled delays, so a scaled run makes the same number of rounds, only faster; it is configurable
+  with the env var `NUBES_RETRY_BUDGET` (seconds; 0 means exactly the seed's retries).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ RETRYABLE_WRITE_STATUSES = frozenset((401, 429))  # rejected before processing: 
 READ_METHODS = frozenset(("GET", "HEAD"))
 BACKOFF_SECONDS: Tuple[float, ...] = (2.0, 4.0, 8.0)  # P33
 MAX_RETRY_AFTER_SECONDS = 120.0
+RETRY_BUDGET_SECONDS = 120.0  # beyond the seed: the extra waiting one task may spend on transient faults
 
 
 def backoff_scale_from_env() -> float:
@@ -33,6 +42,16 @@ def backoff_scale_from_env() -> float:
     except ValueError:
         return 1.0
     return scale if scale >= 0 else 1.0
+
+
+def retry_budget_from_env() -> float:
+    """The `NUBES_RETRY_BUDGET` seconds (default 120); invalid or negative values mean the default."""
+    raw = os.environ.get("NUBES_RETRY_BUDGET", "")
+    try:
+        seconds = float(raw) if raw else RETRY_BUDGET_SECONDS
+    except ValueError:
+        return RETRY_BUDGET_SECONDS
+    return seconds if seconds >= 0 else RETRY_BUDGET_SECONDS
 
 
 def parse_retry_after(value: Optional[str]) -> Optional[float]:
@@ -54,12 +73,37 @@ def parse_retry_after(value: Optional[str]) -> Optional[float]:
         return None
 
 
+class RetryBudget:
+    """Seconds of extra waiting one task may still spend on transient faults (beyond the seed's retries)."""
+
+    def __init__(self, seconds: float = RETRY_BUDGET_SECONDS) -> None:
+        self.total = max(0.0, seconds)
+        self.spent = 0.0
+
+    @property
+    def remaining(self) -> float:
+        return max(0.0, self.total - self.spent)
+
+    def take(self, seconds: float) -> bool:
+        """Reserve `seconds` of waiting; False (and nothing reserved) when the budget cannot cover them."""
+        if seconds > self.remaining:
+            return False
+        self.spent += seconds
+        return True
+
+
 class RetryPolicy:
     """Decides whether an attempt is retried and how long to wait before the next one."""
 
-    def __init__(self, scale: Optional[float] = None, backoff: Tuple[float, ...] = BACKOFF_SECONDS) -> None:
+    def __init__(
+        self,
+        scale: Optional[float] = None,
+        backoff: Tuple[float, ...] = BACKOFF_SECONDS,
+        budget_seconds: Optional[float] = None,
+    ) -> None:
         self.scale = backoff_scale_from_env() if scale is None else scale
         self.backoff = backoff
+        self.budget_seconds = retry_budget_from_env() if budget_seconds is None else budget_seconds
 
     @property
     def max_retries(self) -> int:
@@ -82,7 +126,19 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: Optional[str] = None) -> float:
         """P33: 2 s / 4 s / 8 s (scaled); a `Retry-After` header replaces the computed delay."""
+        return self.nominal_delay(attempt, retry_after) * self.scale
+
+    def nominal_delay(self, attempt: int, retry_after: Optional[str] = None) -> float:
+        """The delay before scaling: what the budget is charged, so a scaled test runs the same rounds."""
         honoured = parse_retry_after(retry_after)
         if honoured is not None:
-            return min(honoured, MAX_RETRY_AFTER_SECONDS) * self.scale
-        return self.backoff[min(attempt, len(self.backoff) - 1)] * self.scale
+            return min(honoured, MAX_RETRY_AFTER_SECONDS)
+        return self.backoff[min(attempt, len(self.backoff) - 1)]
+
+    def extra_round(self, method: str, status: Optional[int]) -> bool:
+        """Beyond the seed: whether a request still failing after its retries may get an extra round (from the
+        budget). Only reads, only transient answers (P34 statuses; None = no answer at all)."""
+        return method.upper() in READ_METHODS and (status is None or status in RETRYABLE_READ_STATUSES)
+
+    def new_budget(self) -> RetryBudget:
+        return RetryBudget(self.budget_seconds)

@@ -36,8 +36,10 @@ class Runner:
         transport: Any = None,
         backend: Optional[StateBackend] = None,
         poller: Optional[Poller] = None,
+        no_log: bool = False,
     ) -> None:
         self.service = service
+        self.no_log = no_log  # the task's no_log: required for return_secrets
         self.params = params
         self.kind = kind
         self.sub = sub
@@ -49,6 +51,11 @@ class Runner:
         self.warnings: List[str] = []
 
     def run(self) -> Dict[str, Any]:
+        if self.params.get("return_secrets") and not self.no_log:
+            raise InputError(
+                "return_secrets: true returns secret values in the result: set no_log: true on this task, so that "
+                "they reach only its registered result, never the output or logs; or leave return_secrets out"
+            )
         ctx = TaskContext(
             self.service,
             self.params,
@@ -71,6 +78,7 @@ class Runner:
                 raise InputError(f"unknown module kind {self.kind!r}")
         except NubesError as exc:
             exc.msg = ctx.redactor(exc.msg)
+            exc.details = ctx.redactor.value(exc.details)
             raise
         finally:
             self.warnings = list(ctx.warnings)
@@ -111,7 +119,9 @@ def run_module(
         # an int option given a 3-item list); the user gets a clean failure instead of a traceback.
         _fail_before_module(exc, full_spec)
         return
-    runner = Runner(service, module.params, kind, sub, check_mode=module.check_mode, diff_mode=module._diff)
+    runner = Runner(
+        service, module.params, kind, sub, check_mode=module.check_mode, diff_mode=module._diff, no_log=module.no_log
+    )
     try:
         result = runner.run()
     except NubesError as exc:

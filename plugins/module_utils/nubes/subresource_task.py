@@ -2,222 +2,263 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A sub-resource module's task (P13, P17): identity = {parent instance uid, key}.
 
-Sub-resources are created, modified and deleted by operations on the parent instance
-(`create_<sub>`, `modify_<sub>`, `delete_<sub>`) and listed in `instance.state.subresources.<sub>`.
+Sub-resources are created, modified and deleted by operations on the parent instance (`create_<sub>`,
+`modify_<sub>`, `delete_<sub>`) and listed live in the parent's `state.subresources.<sub>` (secrets omitted).
+The skeleton is the instance task's: lock (the parent), find, read live, decide (lifecycle.decide), plan,
+execute, record.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, ContextManager, Dict, List, Optional
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes import identity
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import subresource_spec
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import TWO_CHOICES
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import (
-    ParamConverter,
-    changed_codes,
-    digest,
-    equivalent,
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
+    RECORD_REMOVE,
+    RECORD_WRITE,
+    Decision,
+    SubSituation,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_PRESENT, new_salt
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, Instance, as_text
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_CREATING, STATUS_PRESENT
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Task, run_task
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
 
 
-class SubresourceTask:
-    """present/absent of one sub-resource of a parent instance."""
+class SubresourceTask(Task):
+    """present / absent of one sub-resource of a parent instance."""
 
     def __init__(self, ctx: TaskContext, sub: str) -> None:
-        self.ctx = ctx
-        self.params = ctx.params
-        self.sub = sub
-        self.spec = subresource_spec(ctx.service, sub)
-        self.converter = ParamConverter(self.spec.get("params") or [], resolver=ctx.resolve_name)
-        self.key_option = str(self.spec["key"])
-        self.key_code = str(self.spec.get("key_code") or self.spec["key"])
-        self.key = str(self.params.get(self.key_option) or "")
-        self.operations_run: List[str] = []
-        self.last_operation: Optional[OperationResult] = None
-        self.changed = False
+        super().__init__(ctx)
+        self.spec = ctx.spec
+        self.sub = ctx.spec.subresource(sub)
+        self.opts = ctx.options
+        self.converter = ParamConverter(self.sub.params, resolver=ctx.resolve_name)
+        self.key = str(ctx.params.get(self.sub.key) or "")
+        self.ref = identity.ResourceRef(
+            self.spec.name, self.spec.service_id, self.opts.workspace, sub=sub, key=self.key
+        )
+        self.desired: Dict[str, str] = {}
+        self.secrets: Dict[str, str] = {}
+        self.secrets_to_set: List[str] = []
         self.parent: Optional[Instance] = None
-        self.current: Optional[Dict[str, Any]] = None
-        self.reason = ""
+        self.current: Optional[Dict[str, Optional[str]]] = None  # the live sub-resource (secrets omitted)
+        self.exists_after = False
+        self.before: Dict[str, Optional[str]] = {}
+        self.after: Dict[str, Any] = {}
 
     @property
     def module_name(self) -> str:
-        return f"{self.ctx.module_name}_{self.sub}"
+        return f"{self.ctx.module_name}_{self.sub.name}"
 
     def run(self) -> Dict[str, Any]:
         if not self.key:
-            raise NubesError(f"{self.key_option} is required: it identifies the {self.sub} inside the parent instance")
-        state = self.params.get("state") or "present"
-        self.ctx.register_secrets({c: self.params.get(c) for c in self._secret_options()})
-        desired = self.converter.desired(self.params) if state == "present" else {}  # validates before writes
+            raise NubesError(
+                f"{self.sub.key} is required: it identifies the {self.sub.name} inside the parent instance"
+            )
+        self.ctx.warn_if_state_is_ephemeral()
+        secret = [p for p in self.sub.params if p.secret]
+        self.ctx.register_secrets({p.code: self.ctx.params.get(p.option) for p in secret})
+        if self.opts.state == "present":
+            self.desired = self.converter.desired(self.ctx.params)  # validates the input before any write
+            self.desired[self.sub.key_code] = self.key
+            self.secrets = {p.code: self.desired.pop(p.code) for p in secret if p.code in self.desired}
         parent_uid = self._parent_uid()
-        with self.ctx.store.parent_lock(parent_uid):
-            record = self.ctx.store.get_sub(self.ctx.service_name, parent_uid, self.sub, self.key)
-            self.parent = identity.find(self.ctx.api, parent_uid)
-            if self.parent is not None and self.parent.busy:
-                self.parent = self.ctx.executor.wait_idle(self.parent, self.ctx.timeout("modify"))
-            if self.parent is None or not self.parent.live:
-                if state == "absent":
-                    if record is not None and not self.ctx.check_mode:
-                        self.ctx.store.delete_sub(self.ctx.service_name, parent_uid, self.sub, self.key)
-                    self.changed = record is not None
-                    self.reason = "the parent instance is gone"
-                    return self._result(parent_uid, {})
-                raise NubesError(
-                    f"the parent instance {parent_uid} does not exist or is deleted; create the parent first (or fix "
-                    "parent_instance_uid / parent_resource_name)"
-                )
-            self.current = self._find_current()
-            if state == "present":
-                self._present(parent_uid, record, desired)
-            else:
-                self._absent(parent_uid, record)
-        return self._result(parent_uid, desired)
-
-    def _secret_options(self) -> List[str]:
-        return [str(p.get("option") or p["code"]) for p in self.converter.params if p.get("secret")]
+        self.ref = identity.ResourceRef(
+            self.spec.name,
+            self.spec.service_id,
+            self.opts.workspace,
+            sub=self.sub.name,
+            key=self.key,
+            parent_uid=parent_uid,
+        )
+        return run_task(self)
 
     def _parent_uid(self) -> str:
-        """K1: from parent_instance_uid, else the parent's record, else its unique live display name."""
-        explicit = identity.task_id(self.params.get("parent_instance_uid"))
+        """K1: from parent_instance_uid, else the parent's record, else its unique live display name.
+
+        Check mode (issue 16): an empty parent_instance_uid (the uid a planned create of an earlier task returns)
+        or a parent_resource_name nothing has yet is a parent that would be created first: "" here, and the task
+        predicts the create of its sub-resource. A real run fails on both."""
+        given = self.ctx.params.get("parent_instance_uid")
+        explicit = identity.task_id(given)
         if explicit:
             return explicit
-        name = str(self.params.get("parent_resource_name") or "")
-        record = self.ctx.store.get_instance(self.ctx.service_name, name)
+        name = str(self.ctx.params.get("parent_resource_name") or "")
+        if given is not None and not name:
+            if self.ctx.check_mode:
+                self.ctx.pending_reference(f"the parent {self.spec.name} instance (parent_instance_uid is empty)")
+                return ""
+            raise NubesError(
+                "parent_instance_uid is empty: give the uid of the parent instance (for example from the registered "
+                "result of the task that created it) or its parent_resource_name"
+            )
+        record = self.ctx.store.get_instance(self.spec.name, name)
         if record and record.get("instance_uid"):
             return str(record["instance_uid"])
-        found = self.ctx.api.find_live_by_name(self.ctx.service_id, name)
+        found = self.ctx.api.find_live_by_name(self.spec.service_id, name)
+        if not found and self.ctx.check_mode:
+            self.ctx.pending_reference(f"the parent {self.spec.name} instance named {name!r}")
+            return ""
         if len(found) != 1:
             raise NubesError(
-                f"parent_resource_name {name!r} matches {len(found)} live instances of {self.ctx.service_name}; "
+                f"parent_resource_name {name!r} matches {len(found)} live instances of {self.spec.name}; "
                 "give parent_instance_uid instead"
             )
         return found[0].uid
 
-    def _find_current(self) -> Optional[Dict[str, Any]]:
-        if self.parent is None:  # internal invariant (ansible-test forbids assert)
-            raise NubesError("internal error: self.parent is unset; please report this bug")
-        for item in self.parent.subresources(self.sub):
-            if as_text(item.get(self.key_code)) == self.key:
+    # -- the skeleton's steps ---------------------------------------------------------------------
+
+    def lock(self) -> ContextManager[None]:
+        return self.ctx.store.parent_lock(self.ref.parent_uid)  # serialises the operations on one parent
+
+    def store(self, record: Optional[records.Record]) -> None:
+        if not self.ctx.check_mode:
+            args = (self.spec.name, self.ref.parent_uid, self.sub.name, self.key)
+            if record is None:
+                self.ctx.store.delete_sub(*args)
+            else:
+                self.ctx.store.put_sub(*args, record)
+        self.record = record
+
+    def find(self) -> None:
+        self.in_flight = ""
+        self.record = records.normalise(
+            self.ctx.store.get_sub(self.spec.name, self.ref.parent_uid, self.sub.name, self.key)
+        )
+        self.parent = identity.find(self.ctx.api, self.ref.parent_uid)  # K2: no call for a pending parent ("")
+        if self.parent is not None and self.foreign_parent():
+            return  # K4a: decided (an error) before anything else is read
+        if self.parent is not None and self.settle(self.parent):
+            self.parent = self.ctx.api.get_instance(self.ref.parent_uid) or self.parent
+        self.current = self._live_item()
+
+    def foreign_parent(self) -> str:
+        """K4a: the parent must be an instance of this module's service; else both services, for the error."""
+        parent = self.parent
+        if parent is None or parent.service_id in (None, self.spec.service_id):
+            return ""
+        return f"{parent.service_label}, not {self.spec.name} (service {self.spec.service_id})"
+
+    def _live_item(self) -> Optional[Dict[str, Optional[str]]]:
+        for item in self.parent.subresources(self.sub.name) if self.parent is not None else []:
+            if as_text(item.get(self.sub.key_code)) == self.key:
                 return {str(k): as_text(v) for k, v in item.items()}
         return None
 
-    def _present(self, parent_uid: str, record: Optional[Dict[str, Any]], desired: Dict[str, str]) -> None:
-        ops = self.spec.get("operations") or {}
-        desired = dict(desired)
-        desired[self.key_code] = self.key
-        if self.current is None:
-            self.reason = f"the {self.sub} {self.key!r} does not exist: create it"
-            values = self.converter.for_create(desired)
-            self._run(str(ops.get("create") or f"create_{self.sub}"), values)
-            self._write(parent_uid, values)
-            return
-        if record is None and not self.ctx.flag("adopt_existing_on_create", False):
-            raise NubesError(
-                f"{self.module_name}: the {self.sub} {self.key!r} already exists in instance {parent_uid} and is "
-                "not managed by this state.\nReason: it exists and adopt_existing_on_create is false.\n"
-                "Controlling flag: adopt_existing_on_create=false\n"
-                f"Choose one:\n  1. change {self.key_option} to create a new {self.sub};\n  2. {TWO_CHOICES[1]}."
-            )
-        if record is not None:
-            changed = changed_codes(
-                desired,
-                record.get("digests") or {},
-                str(record.get("salt") or ""),
-                {str(p["code"]): str(p.get("type")) for p in self.converter.params},
-            )
-        else:
-            secrets = set(self.converter.secret_codes())
-            changed = sorted(
-                c
-                for c, v in desired.items()
-                if c not in secrets and c in self.current and not equivalent(self.current[c], v)
-            )
-        if not changed:
-            self.reason = f"the {self.sub} {self.key!r} matches the task"
-            if record is None:
-                self.reason = f"adopt the existing {self.sub} {self.key!r}"
-                self._write(parent_uid, desired)
-            return
-        modify = ops.get("modify")
-        if not modify:
-            raise NubesError(
-                f"the {self.sub} {self.key!r} differs from the task in {', '.join(changed)}, but the service cannot "
-                f"modify a {self.sub}; delete it (state=absent) and re-create it"
-            )
-        self.reason = f"the {self.sub} {self.key!r} differs from the task in {', '.join(changed)}: modify it"
-        self._run(str(modify), desired)
-        self._write(parent_uid, desired, record)
+    def situation(self) -> SubSituation:
+        parent = self.parent
+        live = self.current or {}
+        self.secrets_to_set = []
+        if self.current is not None and self.opts.update_password == "always" and self.secrets:
+            self.secrets_to_set = records.secrets_to_set(self.record, self.secrets)  # unknown (adopt) -> set it
+        params = self.sub.params
+        return SubSituation(
+            sub=self.sub.name,
+            key_option=self.sub.key,
+            state=self.opts.state,
+            parent_status=(parent.status if parent is not None and parent.live else MISSING),
+            in_flight=self.in_flight,
+            parent_busy=bool(parent is not None and parent.busy),
+            foreign_service=self.foreign_parent(),
+            parent_pending=not self.ref.parent_uid,
+            exists=self.current is not None,
+            recorded=self.record is not None,
+            adopt=self.opts.adopt,
+            changed=tuple(differing(params, self.desired, live, immutable=False) + self.secrets_to_set),
+            key_mismatches=tuple(differing(params, self.desired, live, immutable=True)),
+            create=self.sub.create,
+            modify=self.sub.modify,
+            delete=self.sub.delete,
+            ephemeral_state=self.ctx.ephemeral_job,
+        )
 
-    def _absent(self, parent_uid: str, record: Optional[Dict[str, Any]]) -> None:
-        if self.current is None:
-            self.reason = f"the {self.sub} {self.key!r} does not exist"
-        else:
-            self.reason = f"delete the {self.sub} {self.key!r}"
-            ops = self.spec.get("operations") or {}
-            self._run(str(ops.get("delete") or f"delete_{self.sub}"), {self.key_code: self.key})
-        if record is not None:
-            self.changed = True
-            if not self.ctx.check_mode:
-                self.ctx.store.delete_sub(self.ctx.service_name, parent_uid, self.sub, self.key)
+    def describe(self, decision: Decision) -> str:
+        parent = self.parent
+        lines = [
+            *self.ctx.pending_references,
+            f"{self.sub.key}: {self.key}",
+            f"parent_instance_uid: {self.ref.parent_uid}",
+        ]
+        return diagnostics.render(
+            self.module_name,
+            decision,
+            parent.display_name if parent is not None else str(self.ctx.params.get("parent_resource_name") or ""),
+            self.spec.service_id,
+            parent,
+            parent.status if parent is not None else MISSING,
+            extra=lines,
+        )
 
-    def _run(self, operation: str, values: Dict[str, str]) -> None:
-        self.changed = True
-        self.operations_run.append(operation)
-        if self.ctx.check_mode:
-            return
+    def refusal(self, decision: Decision) -> str:
+        target = f"{self.sub.name} {self.key!r} of parent instance {self.ref.parent_uid or '(none)'}"
+        return diagnostics.summary(self.module_name, decision, target)
+
+    def plan(self, decision: Decision) -> None:
+        self.before = dict(self.current or {})
+        if decision.in_flight:  # P27: only reported; what the task wants is decided once that operation is done
+            self.after = dict(self.before)
+        elif self.opts.state == "absent":
+            self.after = {}
+        elif decision.operations == (self.sub.create,):
+            self.after = dict(self.converter.for_create(dict(self.desired, **self.secrets)))  # before any write
+        else:
+            self.after = dict(self.before)
+            self.after.update(self.desired)
+            self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
+        self.exists_after = self.current is not None if decision.in_flight else self.opts.state == "present"
+        self.changed = (
+            bool(decision.operations)
+            or decision.record == RECORD_WRITE
+            or (decision.record == RECORD_REMOVE and self.record is not None)
+        )
+
+    def execute(self, decision: Decision) -> None:
+        for operation in decision.operations:
+            if operation == self.sub.create:
+                self._run(operation, self.after, self.secrets, {})
+            elif operation == self.sub.delete:
+                self._run(operation, {self.sub.key_code: self.key}, {}, {})
+            else:  # modify: the task's values, the live ones for the rest (never locks a user out), no secret reset
+                secrets = {c: self.secrets[c] for c in self.secrets_to_set}
+                self._run(operation, dict(self.desired, **secrets), secrets, self.current or {})
+        finished = self.last_operation is None or self.last_operation.finished
+        if not finished:
+            self.exists_after = self.exists_after and self.current is not None
+        elif decision.record == RECORD_REMOVE and self.record is not None:
+            self.store(None)
+        elif decision.record == RECORD_WRITE or (self.record and self.record.get("status") != STATUS_PRESENT):
+            # written, or found done by a re-run after an interrupted create: the record is now complete
+            self.store(records.present(self.record, [p.code for p in self.sub.params if p.secret]))
+
+    def _run(self, name: str, values: Dict[str, Any], secrets: Dict[str, str], current: Dict[str, Any]) -> None:
         if self.parent is None:  # internal invariant (ansible-test forbids assert)
-            raise NubesError("internal error: self.parent is unset; please report this bug")
-        op_id = self.ctx.svc_operation_id(operation, self.parent)
-        op_uid = self.ctx.executor.start(self.parent.uid, operation, op_id, values)
-        if not self.ctx.flag("wait", True):
-            self.last_operation = OperationResult(op_uid, operation, False)
-            return
-        self.last_operation = self.ctx.executor.wait(op_uid, operation, self.ctx.timeout(operation))
+            raise NubesError("internal error: no parent instance; please report this bug")
+        if self.record is None:
+            self.record = {"status": STATUS_CREATING}  # stored when the operation starts (P27)
+        self.run_operation(self.parent, name, values, secrets, None, current)
 
-    def _write(self, parent_uid: str, values: Dict[str, str], record: Optional[Dict[str, Any]] = None) -> None:
-        self.changed = True
-        if self.ctx.check_mode:
-            return
-        record = dict(record or {})
-        salt = str(record.get("salt") or new_salt())
-        digests = dict(record.get("digests") or {})
-        applied = dict(record.get("params") or {})
-        for code, value in values.items():
-            digests[code] = digest(salt, code, value)
-        applied.update(self.converter.public(values))
-        record.update({"status": STATUS_PRESENT, "salt": salt, "digests": digests, "params": applied})
-        self.ctx.store.put_sub(self.ctx.service_name, parent_uid, self.sub, self.key, record)
-
-    def _result(self, parent_uid: str, desired: Dict[str, str]) -> Dict[str, Any]:
-        before = dict(self.current or {})
-        after: Dict[str, Optional[str]] = {}
-        if self.params.get("state", "present") == "present":
-            after = dict(before)
-            after.update(desired)
-            after[self.key_code] = self.key
+    def result(self, decision: Decision) -> Dict[str, Any]:
         result: Dict[str, Any] = {
             "changed": self.changed,
             "subresource": {
-                "parent_instance_uid": parent_uid,
-                "name": self.sub,
+                "parent_instance_uid": self.ref.parent_uid,
+                "name": self.sub.name,
                 "key": self.key,
-                "exists": self.current is not None,
-                "params": self.converter.options_view(after if after else before),
+                "exists": self.exists_after,  # after the run (in check mode: as planned)
+                "params": self.converter.options_view(self.after if self.exists_after else self.before),
             },
             "operations": self.operations_run,
             "operation": self.last_operation.as_dict() if self.last_operation else None,
-            "diagnostics": f"{self.module_name}: {self.reason}\n{self.key_option}: {self.key}\n"
-            f"parent_instance_uid: {parent_uid}",
+            "diagnostics": self.diagnostics,
+            "decision": decision.action,
         }
         if self.ctx.diff_mode:
             result["diff"] = {
-                "before": self.converter.options_view(before, mask=True),
-                "after": self.converter.options_view(after, mask=True),
+                "before": self.converter.options_view(self.before, mask=True),
+                "after": self.converter.options_view(self.after, mask=True),
             }
         return result

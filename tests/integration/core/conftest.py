@@ -115,6 +115,13 @@ def live_instances(emu: Any, service_id: int, display_name: str) -> List[Dict[st
     ]
 
 
+def create_flow(service_id: int, params: int, poll_instance_after: bool = True) -> List[str]:
+    """A new instance (deck-api 5.1): look the name up, POST /instances, read the create operation's id from the
+    catalogue (issue 14: ids come from the API, not the spec), then the operation."""
+    head = ["GET /instances", "POST /instances", f"GET /services/{service_id}"]
+    return head + operation_flow("create", params, poll_instance_after)
+
+
 def operation_flow(name: str, params: int, poll_instance_after: bool = True) -> List[str]:
     """The request shape of one operation (deck-api 5.1): create op, read params, push, validate, run, poll."""
     flow = ["POST /instanceOperations", "GET /instanceOperations/<uid>?fields=cfsParams"]

@@ -8,7 +8,8 @@ import json
 from typing import Any, Dict
 
 import pytest
-from ansible.module_utils.testing import patch_module_args
+
+from tests.ansible_compat import patch_module_args
 
 REALM = "k8s-3.ext.nubes.ru"
 

@@ -13,7 +13,7 @@ import pytest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import OperationTimeoutError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
-from tests.integration.core.conftest import RunTask, live_instances, operation_flow, shape
+from tests.integration.core.conftest import RunTask, create_flow, live_instances, operation_flow, shape
 
 REALM = "k8s-3.ext.nubes.ru"
 pytestmark = pytest.mark.usefixtures("fault_mode")
@@ -36,10 +36,11 @@ def s3(task: RunTask, specs: Dict[str, Any], name: str) -> str:
 
 
 def test_create_then_noop(task: RunTask, specs: Dict[str, Any], emu: Any, name: str) -> None:
-    """P20/K3 create: list by name, POST /instances, create op flow; P16 no-op: exactly ONE GET."""
+    """P20/K3 create: list by name, POST /instances, the create operation's id from the catalogue, create op flow;
+    P16 no-op: exactly ONE GET."""
     result, log = task(specs["s3"], **s3_args(name))
     assert result["changed"] and result["status"] == "running" and result["operations"] == ["create"]
-    assert shape(log) == ["GET /instances", "POST /instances", *operation_flow("create", 2)]
+    assert shape(log) == create_flow(12, 2)
     assert len(live_instances(emu, 12, name)) == 1
     record = recorded(task, "s3", name)
     assert record["instance_uid"] == result["instance_uid"] and record["status"] == "present"
@@ -99,7 +100,8 @@ def test_suspend_on_destroy_then_resume_with_adopt(
     back, log = task(specs["postgres"], adopt_existing_on_create=True, **args)
     assert back["operations"] == ["resume"] and back["status"] == "running"
     assert back["instance_uid"] == created["instance_uid"]
-    assert shape(log) == ["GET /instances", *operation_flow("resume", 0)]
+    # the name is looked up (list items are candidates only), the candidate read live, then resumed
+    assert shape(log) == ["GET /instances", "GET /instances/<uid>", *operation_flow("resume", 0)]
     assert recorded(task, "postgres", name)["instance_uid"] == created["instance_uid"]
     assert len(live_instances(emu, 90, name)) == 1
 
@@ -145,10 +147,12 @@ def test_subresource_create_modify_delete(task: RunTask, specs: Dict[str, Any], 
 
 
 def test_wait_false_returns_after_run(task: RunTask, specs: Dict[str, Any], emu: Any, name: str) -> None:
-    """wait=false: return right after `run` with the operation uid; the next run waits and records."""
+    """wait=false: return right after `run` with the operation uid, and the instance as read then (its status);
+    the next run waits and records."""
     result, log = task(specs["s3"], wait=False, **s3_args(name))
     assert result["operation"]["uid"] and not result["operation"]["finished"]
-    assert shape(log) == ["GET /instances", "POST /instances", *operation_flow("create", 2)[:-2]]
+    assert shape(log) == [*create_flow(12, 2)[:-2], "GET /instances/<uid>"]
+    assert result["status"] in ("creating", "not_created")
     assert recorded(task, "s3", name)["status"] == "creating"
     done, _log = task(specs["s3"], **s3_args(name))
     assert done["status"] == "running"
@@ -164,5 +168,6 @@ def test_timeout_then_rerun(task: RunTask, specs: Dict[str, Any], emu: Any, name
     assert recorded(task, "s3", name)["status"] == "creating"
     done, log = task(specs["s3"], **s3_args(name))
     assert done["status"] == "running"
-    assert shape(log) == ["GET /instances/<uid>"]  # waits for the instance, then records; no write
+    # P27: the instance is busy with the operation this record started: wait for it, read it again, record; no write
+    assert shape(log) == ["GET /instances/<uid>", "GET /instanceOperations/<uid>", "GET /instances/<uid>"]
     assert len(live_instances(emu, 12, name)) == 1

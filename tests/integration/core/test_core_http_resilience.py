@@ -13,7 +13,7 @@ from typing import Any, Dict
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
-from tests.integration.core.conftest import RunTask, live_instances, operation_flow, shape
+from tests.integration.core.conftest import RunTask, create_flow, live_instances, shape
 
 REPO = Path(__file__).resolve().parents[3]
 REALM = "k8s-3.ext.nubes.ru"
@@ -95,7 +95,7 @@ def test_legacy_proxy_endpoint(task: RunTask, specs: Dict[str, Any], emu: Any, n
     )
     assert result["status"] == "running"
     assert {e["form"] for e in log} == {"legacy"}
-    assert shape(log) == ["GET /instances", "POST /instances", *operation_flow("create", 2)]
+    assert shape(log) == create_flow(12, 2)
     again, log = task(
         specs["s3"], api_endpoint=emu.legacy_endpoint, resource_name=name, display_name=name, resource_realm=REALM
     )

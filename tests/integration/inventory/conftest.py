@@ -39,6 +39,10 @@ class World:
         return found
 
 
+# Kafka's resources are required without a default in the live catalogue (issue 14).
+KAFKA_RESOURCES = {"resourceInstances": 1, "resourceMemory": 2048, "resourceCPU": 1000, "resourceDisk": 10}
+
+
 def seed_world(emu: EmulatorServer) -> dict[str, str]:
     """Instances of several services in every status a host can have, plus ones that must never be hosts."""
     uids: dict[str, str] = {}
@@ -57,11 +61,15 @@ def seed_world(emu: EmulatorServer) -> dict[str, str]:
             "cyrillic": Seed(DUMMY, "База-1", {"resourceRealm": "dummy"}),
             "placeholder": Seed(DUMMY, "placeholder", operations=()),
             "org": Seed(VC_ORG, "org-1"),
-            "pgadmin": Seed(PGADMIN, "admin-ui", {"resourceRealm": PG_REALM, "password": PGADMIN_PASSWORD}),
+            "pgadmin": Seed(
+                PGADMIN,
+                "admin-ui",
+                {"resourceRealm": PG_REALM, "login": "dba@example.test", "password": PGADMIN_PASSWORD},
+            ),
         }
         seeder.seed(list(seeds.values()))
         emu.configure(durations={"kafka.create": 86400})
-        slow = Seed(KAFKA, "slow-kafka", {"resourceRealm": PG_REALM})
+        slow = Seed(KAFKA, "slow-kafka", {"resourceRealm": PG_REALM, **KAFKA_RESOURCES})
         seeder.seed([slow], wait=False)
     uids["s3"] = s3.uid
     uids["slow"] = slow.uid

@@ -7,26 +7,18 @@ import json
 import subprocess
 from pathlib import Path
 
-import jinja2.sandbox
-import yaml
-
 from tests.integration.inventory.conftest import World
 from tests.integration.inventory.runner import BIN, REPO, InventoryRun, InventoryRunner, plain
 from tests.integration.inventory.test_inventory_hosts import live_instances
+from tests.integration.state.awx_credential import inject
 
 AWX_SOURCE = REPO / "docs/awx/inventory.nubes.yml"
-CREDENTIAL_TYPE = REPO / "docs/awx/nubes_credential_type.yml"
 EXAMPLES = REPO / "examples/inventory"
 
 
-def injected_env(endpoint: str, token: str) -> dict[str, str]:
-    """What AWX injects for a credential of the type: its `injectors.env`, rendered from the inputs."""
-    definition = yaml.safe_load(CREDENTIAL_TYPE.read_text(encoding="utf-8"))
-    inputs = {"api_endpoint": endpoint, "api_token": token}
-    environment = jinja2.sandbox.ImmutableSandboxedEnvironment()
-    return {
-        name: environment.from_string(value).render(**inputs) for name, value in definition["injectors"]["env"].items()
-    }
+def injected_env(endpoint: str, token: str, private_dir: Path) -> dict[str, str]:
+    """What AWX injects for a credential of the type holding only the endpoint and the token."""
+    return inject({"api_endpoint": endpoint, "api_token": token}, private_dir)
 
 
 def test_awx_source_reads_the_credential_types_environment(world: World, inventory: InventoryRunner) -> None:
@@ -37,8 +29,11 @@ def test_awx_source_reads_the_credential_types_environment(world: World, invento
     assert "api_endpoint" not in source
     env = inventory.env(ANSIBLE_INVENTORY_UNPARSED_FAILED="True")
     del env["NUBES_API_ENDPOINT"], env["NUBES_API_TOKEN"]
-    env.update(injected_env(world.emu.endpoint, world.emu.token))
-    assert set(injected_env("e", "t")) == {"NUBES_API_ENDPOINT", "NUBES_API_TOKEN"}
+    env.update(injected_env(world.emu.endpoint, world.emu.token, inventory.workdir / "private"))
+    assert {name for name, value in injected_env("e", "t", inventory.workdir / "private").items() if value} == {
+        "NUBES_API_ENDPOINT",
+        "NUBES_API_TOKEN",
+    }  # the optional state fields, left blank, are injected empty
     proc = subprocess.run(
         [str(BIN / "ansible-inventory"), "-i", str(AWX_SOURCE), "--list", "--export"],
         env=env,

@@ -34,7 +34,8 @@ def test_wrong_token_is_a_clear_error(world: World, inventory: InventoryRunner) 
     run = failed(inventory, DEFAULT, NUBES_API_TOKEN=bad)
     text = message(run)
     assert "answered HTTP 401" in text
-    assert "refresh api_token (NUBES_API_TOKEN)" in text
+    assert "api_token (NUBES_API_TOKEN) is a current access token" in text  # the core client's 401 hint
+    assert "clock" in text
     assert bad not in run.stdout + run.stderr
     assert {r["status"] for r in run.requests} == {401}
 
@@ -46,16 +47,18 @@ def test_unreachable_endpoint_is_a_clear_error(world: World, inventory: Inventor
         port = probe.getsockname()[1]
     run = failed(inventory, DEFAULT, NUBES_API_ENDPOINT=f"http://127.0.0.1:{port}/api/v1/svc")
     text = message(run)
-    assert "cannot reach the Nubes API for GET /instances" in text
-    assert "check api_endpoint" in text
+    assert "cannot reach the Nubes API at" in text  # the core client's message, after its retries
+    assert "for GET /instances" in text
+    assert "check api_endpoint (NUBES_API_ENDPOINT" in text
 
 
 def test_endpoint_with_a_wrong_path_is_a_clear_error(world: World, inventory: InventoryRunner) -> None:
     """A URL of the right server but not the deck-api base (404): the message points at api_endpoint."""
     run = failed(inventory, DEFAULT, NUBES_API_ENDPOINT=world.emu.base_url + "/api/v2")
     text = message(run)
-    assert "answered HTTP 404" in text
-    assert "check api_endpoint (NUBES_API_ENDPOINT): it must be the deck-api base URL" in text
+    assert "answered HTTP 404 without the deck-api's error body" in text
+    assert "this endpoint is not the Nubes deck-api" in text
+    assert "Set api_endpoint (NUBES_API_ENDPOINT) to the API's base URL" in text
 
 
 @pytest.fixture
@@ -88,7 +91,7 @@ def test_endpoint_that_is_not_the_deck_api_is_an_error_not_an_empty_inventory(
     """An HTML page with 200 is not "no instances": the source fails and names the endpoint."""
     run = failed(inventory, DEFAULT, NUBES_API_ENDPOINT=html_server)
     text = message(run)
-    assert "not a deck-api instance list" in text
+    assert "this endpoint is not the Nubes deck-api" in text
     assert html_server in text
     assert "text/html" in text
 

@@ -46,7 +46,7 @@ def test_host_vars_are_the_live_instance_without_secrets(world: World, default_r
         assert host_vars["status"] == normalize_status(live["explainedStatus"])
         assert host_vars["resource_realm"] == live["resourceRealm"]
         assert host_vars["params"] == entry.params_view({k: as_text(v) for k, v in (state.get("params") or {}).items()})
-        assert not set(host_vars["params"]) & {p["option"] for p in entry.converter.params if p.get("secret")}
+        assert not set(host_vars["params"]) & {p.option for p in entry.converter.params if p.secret}
         public = set(entry.public_outputs)
         assert set(host_vars["outputs"]) <= public
         for code, value in host_vars["outputs"].items():

@@ -31,6 +31,9 @@ class PlaybookRunner:
     endpoint: str
     token: str
     runs: int = field(default=0)
+    output: str = field(default="")  # stdout + stderr of the last run
+    extra_env: dict[str, str] = field(default_factory=dict)  # set (or, with "", unset) for every run
+    options: tuple[str, ...] = field(default=())  # extra ansible-playbook arguments, e.g. ("-vvvv",)
 
     @property
     def state_path(self) -> Path:
@@ -49,6 +52,11 @@ class PlaybookRunner:
             ANSIBLE_NOCOLOR="1",
             PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
         )
+        for name, value in self.extra_env.items():
+            if value:
+                env[name] = value
+            else:
+                env.pop(name, None)
         return env
 
     def run(self, tasks: list[dict[str, Any]], check: bool = False, diff: bool = False) -> list[dict[str, Any]]:
@@ -81,7 +89,7 @@ class PlaybookRunner:
         ]
         path = self.workdir / f"play-{self.runs}.yml"
         path.write_text(yaml.safe_dump(play, sort_keys=False, allow_unicode=True), encoding="utf-8")
-        command = [str(BIN / "ansible-playbook"), "-i", "localhost,", str(path)]
+        command = [str(BIN / "ansible-playbook"), "-i", "localhost,", *self.options, str(path)]
         if check:
             command.append("--check")
         if diff:
@@ -95,6 +103,7 @@ class PlaybookRunner:
             check=False,
             timeout=PLAYBOOK_TIMEOUT,
         )
+        self.output = proc.stdout + proc.stderr
         if not results_file.is_file():
             raise AssertionError(f"ansible-playbook failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
         data = json.loads(results_file.read_text(encoding="utf-8"))

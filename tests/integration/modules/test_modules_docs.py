@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from generator.render import GROUP_MEMBERS_BY_HAND
 from tests.integration.modules.playbook import BIN, REPO, PlaybookRunner
 
 MODULES = sorted(
@@ -49,10 +50,41 @@ def test_text_output_keeps_russian_labels() -> None:
 
 
 def test_list_matches_action_group() -> None:
-    """`ansible-doc -l nubes.cloud` lists every generated module; all are in the `nubes` action group."""
+    """`ansible-doc -l nubes.cloud` lists every generated module and the hand-written members of the `nubes` action
+    group (operation_info); the group holds exactly those."""
     result = ansible_doc("-l", "nubes.cloud", "--json")
     assert result.returncode == 0, result.stderr
     listed = {name.split(".")[-1] for name in json.loads(result.stdout)}
-    assert set(MODULES) <= listed
+    assert set(MODULES) | set(GROUP_MEMBERS_BY_HAND) <= listed
     runtime = yaml.safe_load((REPO / "meta" / "runtime.yml").read_text(encoding="utf-8"))
-    assert sorted(runtime["action_groups"]["nubes"]) == MODULES
+    assert sorted(runtime["action_groups"]["nubes"]) == sorted(MODULES + list(GROUP_MEMBERS_BY_HAND))
+
+
+def test_short_descriptions_are_english_and_the_test_service_says_so() -> None:
+    """Issue 16: `ansible-doc -l` shows English short descriptions for every module; services the catalogue names
+    in Russian keep that name in the description; the test service (dummy, "Болванка") is marked as one."""
+    result = ansible_doc("-l", "nubes.cloud", "--json")
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    for name in MODULES:
+        assert listed[f"nubes.cloud.{name}"].isascii(), f"{name}: {listed[f'nubes.cloud.{name}']!r}"
+    shown = ("nubes.cloud.s3_bucket", "nubes.cloud.dummy", "nubes.cloud.postgres")
+    docs = json.loads(ansible_doc("--json", *shown).stdout)
+    assert "Russian name S3 бакет" in docs["nubes.cloud.s3_bucket"]["doc"]["description"][0]
+    dummy = docs["nubes.cloud.dummy"]["doc"]
+    assert "test service" in dummy["short_description"] and "Болванка" in dummy["description"][0]
+    assert any("the platform's test service" in line for line in dummy["description"])
+    assert not any("test service" in line for line in docs["nubes.cloud.postgres"]["doc"]["description"])
+
+
+def test_operation_info_docs() -> None:
+    """ansible-doc nubes.cloud.operation_info: its own options over the common ones (`wait` reads by default),
+    examples that wait for registered and loop results, and its return values."""
+    result = ansible_doc("--json", "nubes.cloud.operation_info")
+    assert result.returncode == 0, result.stderr
+    entry = json.loads(result.stdout)["nubes.cloud.operation_info"]
+    options = entry["doc"]["options"]
+    assert {"operation_uid", "operations", "wait", "wait_timeout", "api_endpoint", "api_token"} <= set(options)
+    assert options["wait"]["default"] is False and options["operations"]["type"] == "raw"
+    assert 'operations: "{{ [cache, files, apps] }}"' in entry["examples"] and "wait: true" in entry["examples"]
+    assert {"uid", "status", "error_log", "instance_uid"} <= set(entry["return"]["operations"]["contains"])

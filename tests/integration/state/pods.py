@@ -33,6 +33,7 @@ class Pod:
     hosts: List[str] = field(default_factory=lambda: ["localhost"])
     forks: int = 5
     name: str = field(default_factory=lambda: "pod-" + uuid.uuid4().hex[:8])
+    output: str = field(default="")  # what ansible-playbook printed, once `results` returned
 
     @property
     def home(self) -> Path:
@@ -76,6 +77,7 @@ class Pod:
 
     def results(self, proc: subprocess.Popen[str]) -> Dict[str, Dict[str, Any]]:
         output, _unused = proc.communicate(timeout=PLAYBOOK_TIMEOUT)
+        self.output = output
         found: Dict[str, Dict[str, Any]] = {}
         for host in self.hosts:
             path = self.home / f"result-{host}.json"

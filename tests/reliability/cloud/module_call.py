@@ -13,7 +13,7 @@ import json
 from types import ModuleType
 from typing import Any
 
-from ansible.module_utils.testing import patch_module_args
+from tests.ansible_compat import patch_module_args
 
 
 class ModuleCrash(AssertionError):

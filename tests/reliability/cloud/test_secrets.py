@@ -38,7 +38,10 @@ def flow(prefix: str, token: str | None, passwords: tuple[str, str]) -> list[dic
         {"name": "s3", "nubes.cloud.s3": s3},
         {"name": "postgres", "nubes.cloud.postgres": pg},
         {"name": "user", "nubes.cloud.postgres_user": {**user, "password": passwords[0]}},
-        {"name": "user password", "nubes.cloud.postgres_user": {**user, "password": passwords[1]}},
+        {
+            "name": "user password",
+            "nubes.cloud.postgres_user": {**user, "password": passwords[1], "update_password": "always"},
+        },
         {"name": "postgres cpu", "nubes.cloud.postgres": {**pg, "resource_cpu": 1000}},
         {"name": "postgres info", "nubes.cloud.postgres_info": {"resource_name": prefix + "-pg", **common}},
         {"name": "s3 info", "nubes.cloud.s3_info": {"resource_name": prefix + "-s3", **common}},

@@ -183,3 +183,32 @@ def test_last_applied_at_moves_only_when_objects_were_applied() -> None:
     assert result.status.last_applied_at == "2026-01-01T00:00:00Z"
     first = run_until_done("apply", [], ScriptedReconciler([True]), _no_persist)  # type: ignore[arg-type]
     assert first.status.last_applied_at == "2026-01-01T00:00:00Z"
+
+
+def _never_asked(*_args: Any) -> Tuple[bool, str]:
+    raise AssertionError("the deletion gate is asked by the objects' delete step, not by the hooks' apply")
+
+
+def test_delete_hooks_are_applied_in_the_deletion_states() -> None:
+    """C7: applying a delete phase's hooks is part of the deletion: Deleting/DeletionProcessing while it runs and when
+    done (never Ready, so appliedGeneration and lastAppliedAt stay), DeletionPending/DeletionRetrying on a retriable
+    error; the deletion gate is not asked (the objects' delete step asks it)."""
+    conflict = api_error("PATCH", "/api/v1/namespaces/ns/configmaps/bye", 409, {"message": "conflict"})
+    reconciler = ScriptedReconciler([False, conflict, True])
+    reconciler.is_deletion_allowed = _never_asked  # type: ignore[method-assign]
+    states: List[Tuple[str, str]] = []
+    result = run_until_done(
+        "apply-delete-hooks",
+        [],
+        reconciler,  # type: ignore[arg-type]
+        lambda inventory, status: states.append((status.state, status.reason)),
+        objects=[{"kind": "ConfigMap"}],
+        sleep=lambda seconds: None,
+    )
+    assert result.done is True
+    assert states == [
+        ("Deleting", "DeletionProcessing"),
+        ("DeletionPending", "DeletionRetrying"),
+        ("Deleting", "DeletionProcessing"),
+    ]
+    assert result.status.last_applied_at is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import pytest
 
@@ -149,7 +149,7 @@ def test_kustomize_runs_through_the_runner() -> None:
     """A kustomization.yaml makes the rendered files a kustomize build, run by the module's command runner."""
     calls: List[List[str]] = []
 
-    def runner(argv: List[str]) -> Tuple[int, str, str]:
+    def runner(argv: List[str], environ_update: Optional[Mapping[str, str]] = None) -> Tuple[int, str, str]:
         calls.append(argv)
         return 0, CM.replace("{{ name }}", "built"), ""
 
@@ -158,7 +158,7 @@ def test_kustomize_runs_through_the_runner() -> None:
     assert objects[0]["metadata"]["name"] == "built"
     assert calls[0][:2] == ["kustomize", "build"]
 
-    def failing(argv: List[str]) -> Tuple[int, str, str]:
+    def failing(argv: List[str], environ_update: Optional[Mapping[str, str]] = None) -> Tuple[int, str, str]:
         return 1, "", f"Error: accumulating resources in {argv[-1]}"
 
     with pytest.raises(RenderError, match="kustomize build of <rendered templates> failed: Error: accumulating"):

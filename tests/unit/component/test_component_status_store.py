@@ -121,3 +121,34 @@ def test_clean_masks_secret_data() -> None:
     }
     cleaned = clean(secret)
     assert cleaned == {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"password": MASK}}
+
+
+def test_delete_hooks_are_kept_in_a_data_key_of_their_own() -> None:
+    """C8: a Helm chart's delete hooks, the deletion's step and the hooks' inventory survive a save/load; the hooks
+    have their own data key (compressed when large), and records without them keep their old form."""
+    api = _MemoryApi()
+    store = ComponentStore(api, "ns", "shop", "component.nubes.cloud")  # type: ignore[arg-type]
+    plain = ComponentRecord(generation=1, inventory=[{"kind": "ConfigMap", "name": "a"}])
+    store.save(plain)
+    body = api.objects["cloud.nubes.component.shop"]
+    assert sorted(body["data"]) == ["inventory", "status", "version"]
+    assert not {"deleteHooks", "deletePhase", "deleteHooksInventory"} & set(json.loads(body["data"]["status"]))
+
+    hook = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bye"}, "data": {"x": "y" * 100}}
+    record = ComponentRecord(
+        generation=1,
+        deleteHooks={"pre-delete": [hook], "post-delete": [hook] * 1000},
+        deletePhase="post-delete",
+        deleteHooksInventory=[{"kind": "ConfigMap", "name": "bye"}],
+    )
+    store.save(record)
+    body = api.objects["cloud.nubes.component.shop"]
+    assert "deleteHooks" not in body["data"] and "deleteHooks.gz" in body["binaryData"]
+    loaded = ComponentStore(api, "ns", "shop", "component.nubes.cloud").load()  # type: ignore[arg-type]
+    assert loaded is not None
+    assert (loaded.deleteHooks, loaded.deletePhase, loaded.deleteHooksInventory) == (
+        record.deleteHooks,
+        "post-delete",
+        [{"kind": "ConfigMap", "name": "bye"}],
+    )
+    assert "deleteHooks" not in loaded.status()  # C5: the returned status keeps the seed's fields

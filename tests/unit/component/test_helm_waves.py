@@ -22,10 +22,13 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.helm_waves import (
     apply_set,
     delete_phase_set,
-    has_delete_phase,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s import constants as c
-from ansible_collections.nubes.cloud.plugins.module_utils.k8s.policies import Defaults, ObjectPolicies, object_policies
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import (
+    Defaults,
+    ObjectPolicies,
+    object_policies,
+)
 from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
 
 SHOP = Path(__file__).resolve().parents[2] / "charts" / "shop"
@@ -113,7 +116,6 @@ def test_delete_hooks_are_not_in_the_apply_set(shop: ChartRender) -> None:
     """pre-delete and post-delete hooks belong to the delete phase only."""
     names = {o["metadata"]["name"] for o in apply_set(shop, PREFIX, revision=1)}
     assert not {"shop-farewell", "shop-goodbye"} & names
-    assert has_delete_phase(shop)
 
 
 def test_delete_phase_sets(shop: ChartRender) -> None:

@@ -190,12 +190,14 @@ SERVICES: dict[int, dict[str, Any]] = {
 
 SERVICES_LIST = """\
 # test list
-1   dummy
+1   dummy  title="Dummy" test=true
 12  s3
 13  s3_bucket  s3bucket
 89  flask
 90  postgres
 """
+
+CORE_VERSIONS = "# test versions\n2.16  3.12\n2.21  3.13\n"
 
 TIMEOUTS = {
     "defaults": {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.workspace import Workspace
-from tests.unit.generator.catalogue import SERVICES_LIST, TIMEOUTS, FakeDeckApi
+from tests.unit.generator.catalogue import CORE_VERSIONS, SERVICES_LIST, TIMEOUTS, FakeDeckApi
 
 
 @pytest.fixture
@@ -17,6 +17,7 @@ def workspace(tmp_path: Path) -> Workspace:
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "services_list.txt").write_text(SERVICES_LIST, encoding="utf-8")
     (tmp_path / "config" / "operation_timeouts.json").write_text(json.dumps(TIMEOUTS), encoding="utf-8")
+    (tmp_path / "config" / "ansible_core_versions.txt").write_text(CORE_VERSIONS, encoding="utf-8")
     return Workspace(tmp_path)
 
 

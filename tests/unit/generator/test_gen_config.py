@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from generator.config import load_services_list, load_timeouts, parse_services_list, parse_timeouts
+from generator.config import (
+    load_requires_ansible,
+    load_services_list,
+    load_timeouts,
+    parse_services_list,
+    parse_timeouts,
+)
 from generator.errors import GeneratorError
 from generator.render import README_BEGIN, README_END, render_readme
 
@@ -81,3 +87,41 @@ def test_readme_region_only_is_rewritten() -> None:
     assert out.startswith(f"# Title\n\nintro\n{README_BEGIN}\n") and out.endswith(f"{README_END}\n\nafter\n")
     assert "old list" not in out and "| Service | Modules | MAN page |" in out
     assert render_readme("no markers\n", []) == "no markers\n"
+
+
+def test_services_list_attributes() -> None:
+    """P7 (issue 16): `title="English name"` and `test=true` after the aliases; quotes allow spaces."""
+    entries = parse_services_list('1 dummy title="Dummy" test=true\n13 s3_bucket s3bucket title="S3 bucket"\n90 pg\n')
+    assert [(e.name, e.aliases, e.title, e.test) for e in entries] == [
+        ("dummy", (), "Dummy", True),
+        ("s3_bucket", ("s3bucket",), "S3 bucket", False),
+        ("pg", (), None, False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 dummy color=red\n", "unknown attribute 'color'"),
+        ("1 dummy test=maybe\n", "test must be true or false"),
+        ('1 dummy title=""\n', "title must not be empty"),
+        ('1 dummy title="Dummy\n', "No closing quotation"),
+    ],
+)
+def test_services_list_attribute_errors(text: str, message: str) -> None:
+    """P47: a malformed attribute fails with the line and what is wrong."""
+    with pytest.raises(GeneratorError, match=message):
+        parse_services_list(text)
+
+
+def test_requires_ansible_is_the_oldest_supported_core(tmp_path: Path) -> None:
+    """Issue 16: requires_ansible comes from config/ansible_core_versions.txt (its oldest line), which also drives
+    `make test-matrix`; the repository's list starts at 2.16."""
+    path = tmp_path / "versions.txt"
+    path.write_text("# c\n2.17  3.12\n2.21  3.13\n", encoding="utf-8")
+    assert load_requires_ansible(path) == ">=2.17.0"
+    assert load_requires_ansible(REPO / "config" / "ansible_core_versions.txt") == ">=2.16.0"
+    for bad, message in [("2.21 3.13\n2.16 3.12\n", "oldest first"), ("2.16\n", "expected"), ("", "no ansible")]:
+        path.write_text(bad, encoding="utf-8")
+        with pytest.raises(GeneratorError, match=message):
+            load_requires_ansible(path)

@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from generator import pipeline
-from generator.render import render_all, service_literal
+from generator.errors import GeneratorError
+from generator.render import GROUP_MEMBERS_BY_HAND, render_all, service_literal
 from generator.spec_io import load_spec
 from generator.workspace import Workspace
 from tests.unit.generator.catalogue import GATEWAY, TOKEN, FakeDeckApi
@@ -145,9 +146,38 @@ def test_option_details(rendered: tuple[Workspace, dict[str, Any], dict[str, str
     user = module_namespace(files, "plugins/modules/postgres_user.py")[0]["ARGUMENT_SPEC"]
     assert user["password"] == {"type": "str", "no_log": True}
     assert set(user) >= {"parent_instance_uid", "parent_resource_name", "state", "adopt_existing_on_create", "username"}
+    # a module with a secret param gets update_password (community.postgresql's convention), default on_create
+    assert user["update_password"] == {
+        "type": "str",
+        "choices": ["always", "on_create"],
+        "default": "on_create",
+        "no_log": False,  # the name only looks secret; without it Ansible warns at every run
+    }
+    assert user["state"]["choices"] == ["present", "absent"]
     pg = module_namespace(files, "plugins/modules/postgres.py")[0]["ARGUMENT_SPEC"]
-    assert pg["state"]["choices"] == ["present", "absent"] and pg["state_param"] == {"type": "str"}
+    # P12: state=deleted runs the API's delete operation (instances of deletable services)
+    assert pg["state"]["choices"] == ["present", "absent", "deleted"] and pg["state_param"] == {"type": "str"}
     assert pg["adopt_existing_on_create"] == {"type": "bool", "default": False}
+    assert "update_password" not in pg  # no secret param on the instance
+
+
+def test_secret_outputs_opt_in_and_info_listing(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
+    """Issue 16: return_secrets on the instance and info modules of services with secret outputs (s3, postgres)
+    only; info modules take status and document the list they return."""
+    files = rendered[2]
+    opt_in = {"type": "bool", "default": False, "no_log": False}
+    for name in ("s3", "s3_info", "postgres", "postgres_info"):
+        assert module_namespace(files, f"plugins/modules/{name}.py")[0]["ARGUMENT_SPEC"]["return_secrets"] == opt_in
+    for name in ("flask", "flask_info", "dummy", "postgres_user"):
+        assert "return_secrets" not in module_namespace(files, f"plugins/modules/{name}.py")[0]["ARGUMENT_SPEC"]
+    info = module_namespace(files, "plugins/modules/flask_info.py")[0]["ARGUMENT_SPEC"]
+    assert info["status"]["type"] == "list" and "deleted" in info["status"]["choices"]
+    docs = yaml.safe_load(files["plugins/modules/s3_info.yml"])
+    returns = docs["RETURN"]
+    assert returns["instances"]["type"] == "list" and returns["instances"]["returned"] == "always"
+    assert set(returns["instances"]["contains"]) == set(returns["instance"]["contains"])
+    examples = yaml.safe_load(docs["EXAMPLES"])
+    assert any(e.get("no_log") and e["nubes.cloud.s3_info"].get("return_secrets") for e in examples)
 
 
 def test_generated_python_passes_ruff(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
@@ -213,15 +243,80 @@ def test_index_links_every_module_to_existing_pages(rendered: tuple[Workspace, d
 
 
 def test_runtime_yml_action_group(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
-    """meta/runtime.yml: requires_ansible and the `nubes` action group listing every generated module."""
+    """meta/runtime.yml: requires_ansible (the oldest line of config/ansible_core_versions.txt) and the `nubes`
+    action group listing every generated module and the
+    hand-written modules that take the common options (operation_info)."""
     files = rendered[2]
     runtime = yaml.safe_load(files["meta/runtime.yml"])
-    modules = sorted(Path(p).stem for p in files if p.startswith("plugins/modules/") and p.endswith(".py"))
-    assert runtime == {"requires_ansible": ">=2.20.0", "action_groups": {"nubes": modules}}
+    modules = [Path(p).stem for p in files if p.startswith("plugins/modules/") and p.endswith(".py")]
+    expected = sorted(modules + list(GROUP_MEMBERS_BY_HAND))
+    assert runtime == {"requires_ansible": ">=2.16.0", "action_groups": {"nubes": expected}}
+
+
+def test_hand_written_group_members_are_the_modules_with_the_common_options() -> None:
+    """Every hand-written module that documents the common options (doc fragment nubes.cloud.common) is in the
+    action group, and every hand-written member named there exists."""
+    with_common = set()
+    for path in (REPO / "plugins" / "modules").glob("*.yml"):
+        text = path.read_text(encoding="utf-8")
+        if "GENERATED" not in text.split("\n", 2)[1] and "- nubes.cloud.common" in text:
+            with_common.add(path.stem)
+    assert with_common == set(GROUP_MEMBERS_BY_HAND)
+    for name in GROUP_MEMBERS_BY_HAND:
+        assert (REPO / "plugins" / "modules" / f"{name}.py").is_file()
+
+
+def test_a_service_cannot_take_a_hand_written_modules_name(
+    rendered: tuple[Workspace, dict[str, Any], dict[str, str]],
+) -> None:
+    """A service whose modules would be named like a hand-written module fails the render (P47: fail fast)."""
+    spec = dict(rendered[1]["dummy"], name="operation")
+    with pytest.raises(GeneratorError, match="hand-written module"):
+        render_all([spec], requires_ansible=">=2.16.0")
 
 
 def test_render_uses_only_the_specs(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
     """P3/P4: the same specs render the same files, with no API access at all."""
     specs, files = rendered[1], rendered[2]
-    again = render_all([specs[n] for n in ["dummy", "s3", "s3_bucket", "flask", "postgres"]])
+    again = render_all(
+        [specs[n] for n in ["dummy", "s3", "s3_bucket", "flask", "postgres"]], requires_ansible=">=2.16.0"
+    )
     assert {p: t for p, t in files.items() if p in again} == again
+
+
+def test_short_descriptions_are_english_with_the_russian_name_in_the_description(
+    rendered: tuple[Workspace, dict[str, Any], dict[str, str]],
+) -> None:
+    """Issue 16: every short description is English (ASCII); a service the catalogue names in Russian keeps that
+    name in the description, beside its English title."""
+    files = rendered[2]
+    for path, text in files.items():
+        if path.startswith("plugins/modules/") and path.endswith(".yml"):
+            short = yaml.safe_load(text)["DOCUMENTATION"]["short_description"]
+            assert short.isascii(), f"{path}: {short!r}"
+    dummy = yaml.safe_load(files["plugins/modules/dummy.yml"])["DOCUMENTATION"]
+    assert dummy["short_description"] == "Manage Dummy instances (test service)"
+    assert (
+        dummy["description"][0]
+        == "Creates, modifies and destroys instances of Dummy (Russian name Болванка; service 1, C(dummy))."
+    )
+    pg = yaml.safe_load(files["plugins/modules/postgres_info.yml"])["DOCUMENTATION"]
+    assert pg["short_description"] == "Read PostgreSQL instances"
+    assert "Russian name" not in pg["description"][0]
+
+
+def test_the_test_service_is_marked_in_its_docs(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
+    """Issue 16: the platform's test service (services_list `test=true`) says so in ansible-doc, its resource and
+    MAN pages and the index; other services do not."""
+    files = rendered[2]
+    for module in ("dummy", "dummy_info"):
+        description = yaml.safe_load(files[f"plugins/modules/{module}.yml"])["DOCUMENTATION"]["description"]
+        assert any("test service" in line for line in description), module
+    assert "This is the platform's test service." in files["docs/modules/dummy.md"]
+    assert "This is the platform's test service." in files["docs/man/dummy.md"]
+    assert "Dummy (Болванка) — test service (1)" in files["docs/modules/index.md"]
+    assert "test service" not in files["docs/man/postgres.md"]
+    assert not any(
+        "test service" in line
+        for line in yaml.safe_load(files["plugins/modules/postgres.yml"])["DOCUMENTATION"]["description"]
+    )

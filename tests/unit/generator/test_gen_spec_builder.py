@@ -21,6 +21,7 @@ from generator.spec_io import validate_spec
 from tests.unit.generator.catalogue import SERVICES, TIMEOUTS, op, p
 
 NAMES = {1: "dummy", 12: "s3", 13: "s3_bucket", 89: "flask", 90: "postgres"}
+TITLES = {1: "Dummy"}
 
 
 def spec_of(svc_id: int, services: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -28,7 +29,8 @@ def spec_of(svc_id: int, services: dict[int, dict[str, Any]] | None = None) -> d
     ops = {o["svcOperationId"]: o for o in svc["operations"]}
     body = dict(svc, operations=[{"svcOperationId": i, "operation": o["operation"]} for i, o in ops.items()])
     spec = build_spec(
-        FetchedService(ServiceEntry(svc_id, NAMES.get(svc_id, "svc")), body, ops), parse_timeouts(TIMEOUTS)
+        FetchedService(ServiceEntry(svc_id, NAMES.get(svc_id, "svc"), (), TITLES.get(svc_id), svc_id == 1), body, ops),
+        parse_timeouts(TIMEOUTS),
     )
     validate_spec(spec, "test")
     return spec
@@ -43,8 +45,8 @@ def test_required_top_level_fields_in_contract_order() -> None:
     service_man are present (plus params and subresources), in the contract's order."""
     spec = spec_of(90)
     assert list(spec) == [
-        "name", "service_id", "service_display_name", "service_short_name", "service_man",
-        "lifecycle", "outputs", "operations", "params", "subresources",
+        "name", "service_id", "service_display_name", "service_title", "service_short_name", "test_service",
+        "service_man", "lifecycle", "outputs", "operations", "params", "subresources",
     ]  # fmt: skip
     assert (spec["name"], spec["service_id"], spec["service_display_name"], spec["service_short_name"]) == (
         "postgres", 90, "PostgreSQL", "postgres",
@@ -233,3 +235,14 @@ def test_minimal_real_api_shapes_are_accepted() -> None:
         ("size_gb", "integer", "5", ""),
     ]
     assert spec["outputs"] == [] and spec["lifecycle"]["deletable"] and not spec["lifecycle"]["suspendable"]
+
+
+def test_docs_title_is_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16: the spec's service_title is the list's title, else the catalogue name when it is English; a
+    Russian catalogue name without a title fails fast, naming the line to add."""
+    assert spec_of(90)["service_title"] == "PostgreSQL"
+    dummy = spec_of(1)
+    assert (dummy["service_title"], dummy["service_display_name"], dummy["test_service"]) == ("Dummy", "Болванка", True)
+    monkeypatch.delitem(TITLES, 1)
+    with pytest.raises(GeneratorError, match=r'add title="<English name>" to its line'):
+        spec_of(1)

@@ -107,9 +107,12 @@ PLUGIN_FILES = [ROOT / "plugins/inventory/nubes.py", *sorted((ROOT / "plugins/mo
 
 @pytest.mark.parametrize("path", PLUGIN_FILES, ids=[p.name for p in PLUGIN_FILES])
 def test_python39_grammar(path: Path) -> None:
-    """plugins/ code stays importable on Python 3.9 (contracts.md)."""
+    """plugins/ code stays importable on Python 3.9 (contracts.md); package `__init__.py` files stay empty
+    (ansible-test's empty-init on ansible-core 2.16), every other file carries the licence header."""
     source = path.read_text(encoding="utf-8")
     ast.parse(source, feature_version=(3, 9))
-    assert "GNU General Public License v3.0+" in source
-    if path.name != "__init__.py":
+    if path.name == "__init__.py":
+        assert source == ""
+    else:
+        assert "GNU General Public License v3.0+" in source
         assert "from __future__ import annotations" in source

@@ -22,7 +22,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.inventory.reader impor
     read_hosts,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError, NotDeckApiError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryPolicy
 
 ENDPOINT = "https://deck.example.test/api/v1/svc"
@@ -200,11 +200,11 @@ def test_an_instance_gone_between_list_and_read_is_no_host() -> None:
 def test_html_instead_of_a_list_is_an_error_naming_the_endpoint() -> None:
     deck = RealShapedDeck()
     deck.list_answer = lambda: httpx.Response(200, text="<html>login</html>", headers={"Content-Type": "text/html"})
-    with pytest.raises(ApiError) as caught:
+    with pytest.raises(NotDeckApiError) as caught:  # the core's client refuses it, before any write
         read_hosts(api(deck), selection(), concurrency=1)
-    assert "not a deck-api instance list" in caught.value.msg
     assert ENDPOINT in caught.value.msg
     assert "text/html" in caught.value.msg
+    assert "api_endpoint (NUBES_API_ENDPOINT)" in caught.value.msg
 
 
 def test_json_without_results_is_an_error() -> None:
@@ -217,7 +217,7 @@ def test_json_without_results_is_an_error() -> None:
 def test_404_on_the_list_points_at_the_endpoint() -> None:
     deck = RealShapedDeck()
     deck.list_answer = lambda: httpx.Response(404, json={"error": "no route"})
-    with pytest.raises(ApiError, match=r"check api_endpoint \(NUBES_API_ENDPOINT\)"):
+    with pytest.raises(NotDeckApiError, match=r"api_endpoint \(NUBES_API_ENDPOINT\)"):
         read_hosts(api(deck), selection(), concurrency=1)
 
 

@@ -67,7 +67,7 @@ RunFactory = Callable[..., Dict[str, Any]]
 
 @pytest.fixture
 def run(deck: FakeDeck, clock: FakeClock, state_path: str) -> Iterator[RunFactory]:
-    """run(service, kind="instance", sub=None, check_mode=False, diff_mode=False, **params) -> result."""
+    """run(service, kind="instance", sub=None, check_mode=False, diff_mode=False, no_log=False, **params) -> result."""
 
     def _run(
         service: Dict[str, Any],
@@ -75,6 +75,7 @@ def run(deck: FakeDeck, clock: FakeClock, state_path: str) -> Iterator[RunFactor
         sub: Any = None,
         check_mode: bool = False,
         diff_mode: bool = False,
+        no_log: bool = False,
         **params: Any,
     ) -> Dict[str, Any]:
         full: Dict[str, Any] = {
@@ -101,6 +102,7 @@ def run(deck: FakeDeck, clock: FakeClock, state_path: str) -> Iterator[RunFactor
             diff_mode=diff_mode,
             transport=deck.transport,
             poller=Poller(clock=clock, sleep=clock.sleep),
+            no_log=no_log,
         )
         result = runner.run()
         result["_warnings"] = runner.warnings

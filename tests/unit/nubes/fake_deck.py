@@ -1,8 +1,10 @@
 """A small stubbed deck-api (httpx.MockTransport) for the core's unit tests.
 
 It keeps instances, operations and param rows in memory and finishes an operation after a given
-number of polls. The HTTP-level truth is the emulator (tests/integration/core); this stub exists so
-unit tests run without it and can script quirks precisely.
+number of polls. The HTTP-level truth is the emulator (tests/integration/core, tests/integration/lifecycle);
+this stub exists so unit tests run without it and can script quirks precisely. It answers exactly what the
+API answers: list items carry no `state`, params or `availableOperations` (deck-api.md 4.1; the emulator's
+LIST_ITEM_FIELDS), and an instance's `availableOperations` follow its status as the emulator's do.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx
+
+from tests.emulator.assumptions import LIST_ITEM_FIELDS
 
 Handler = Callable[[httpx.Request], Optional[httpx.Response]]
 
@@ -50,7 +54,6 @@ class FakeDeck:
             "operationIsInProgress": False,
             "instanceConfigDtCreated": f"2026-01-01T00:00:{len(self.instances):02d}",
             "state": {"params": {}, "out": {}, "subresources": {}},
-            "availableOperations": [],
         }
         self.instances[uid].update(extra)
         return uid
@@ -82,7 +85,8 @@ class FakeDeck:
         if parts == ["instances"] and method == "GET":
             sid = int(query.get("serviceId", 0))
             items = [i for i in self.instances.values() if not sid or i["serviceId"] == sid]
-            return httpx.Response(200, json={"results": items, "total": len(items)})
+            listed = [{k: v for k, v in i.items() if k in LIST_ITEM_FIELDS} for i in items]
+            return httpx.Response(200, json={"results": listed, "total": len(listed)})
         if parts == ["instances"] and method == "POST":
             uid = self.add_instance(body["serviceId"], body["displayName"], "not created")
             return httpx.Response(201, headers={"Location": "./" + uid}, json={})
@@ -90,7 +94,7 @@ class FakeDeck:
             inst = self._instance(parts[1])
             if inst is None:
                 return httpx.Response(404, json={"ERROR": "Instance not found"})
-            return httpx.Response(200, json={"instance": inst})
+            return httpx.Response(200, json={"instance": {**inst, "availableOperations": self.available(inst)}})
         if parts == ["instanceOperations"] and method == "POST":
             return self._create_op(body)
         if len(parts) >= 2 and parts[0] == "instanceOperations":
@@ -113,6 +117,23 @@ class FakeDeck:
                     param["instanceOperationCfsParamUid"] = str(uuid.uuid4())
             return httpx.Response(201 if method == "POST" else 200, json={})
         return httpx.Response(404, json={"ERROR": "no route " + path})
+
+    def available(self, inst: Dict[str, Any]) -> List[Dict[str, Any]]:
+        """The emulator's rule: no state -> create; running -> all but create/resume; suspended -> resume,
+        delete; deleted -> none."""
+        if "availableOperations" in inst:
+            return list(inst["availableOperations"])
+        status = inst["explainedStatus"]
+        ops = self.services[inst["serviceId"]]["operations"]
+        if inst.get("isDeleted") or status == "deleted":
+            names: set[str] = set()
+        elif status in ("not created", "failed"):
+            names = {"create"}
+        elif status == "suspended":
+            names = {"resume", "delete"}
+        else:
+            names = {o["name"] for o in ops} - {"create", "resume"}
+        return [{"svcOperationId": o["svc_operation_id"], "operation": o["name"]} for o in ops if o["name"] in names]
 
     def _instance(self, uid: str) -> Optional[Dict[str, Any]]:
         for key, inst in self.instances.items():

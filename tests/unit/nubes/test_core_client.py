@@ -9,35 +9,55 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import pytest
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import (
     ApiClient,
     ClientConfig,
     Redactor,
     build_url,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, OutcomeUnknownError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
+    ApiError,
+    NotDeckApiError,
+    OutcomeUnknownError,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryPolicy
 
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.secret-token-value"
 
 
 def make_client(
-    handler: Callable[[httpx.Request], httpx.Response], endpoint: str = "https://gw.test/api/v1/svc"
+    handler: Callable[[httpx.Request], httpx.Response],
+    endpoint: str = "https://gw.test/api/v1/svc",
+    policy: Optional[RetryPolicy] = None,
 ) -> tuple[ApiClient, List[float]]:
     sleeps: List[float] = []
     client = ApiClient(
         ClientConfig(endpoint, TOKEN),
-        policy=RetryPolicy(scale=1),
+        policy=policy or RetryPolicy(scale=1),
         transport=httpx.MockTransport(handler),
         sleep=sleeps.append,
     )
     return client, sleeps
 
 
+def is_probe(request: httpx.Request) -> bool:
+    """The client's read of the instance collection before a task's first write (or to confirm a 404)."""
+    collection = request.url.path.endswith("/instances")
+    return request.method == "GET" and collection and request.url.params.get("pageSize") == "1"
+
+
+LIST_BODY = {"results": [], "total": 0}
+
+
 def scripted(statuses: List[int], seen: List[httpx.Request], headers: Optional[dict] = None) -> Any:
+    """Answers with the scripted statuses in turn (200 when they run out); the collection probe is answered as the
+    deck-api does and is not recorded in `seen`."""
     answers = list(statuses)
 
     def handler(request: httpx.Request) -> httpx.Response:
+        if is_probe(request):
+            return httpx.Response(200, json=LIST_BODY)
         seen.append(request)
         status = answers.pop(0) if answers else 200
         return httpx.Response(status, json={"ERROR": f"err {status}"} if status >= 400 else {}, headers=headers)
@@ -141,6 +161,8 @@ def test_connection_lost_after_post_makes_outcome_unknown() -> None:
     calls: List[int] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
+        if is_probe(request):
+            return httpx.Response(200, json=LIST_BODY)
         calls.append(1)
         raise httpx.ReadError("connection reset by peer")
 
@@ -179,7 +201,7 @@ def test_token_is_redacted_from_errors() -> None:
     error = client.error("reading", "GET", "/instances/u", response)
     assert TOKEN not in error.msg
     assert "********" in error.msg
-    assert "refresh api_token" in error.msg
+    assert "api_token" in error.msg and "clock" in error.msg
 
 
 def test_redactor_masks_nested_values() -> None:
@@ -188,35 +210,197 @@ def test_redactor_masks_nested_values() -> None:
     assert redactor.value({"a": ["x hunter2-password y"], "b": 1}) == {"a": ["x ******** y"], "b": 1}
 
 
-def test_reads_repeat_whole_retry_rounds_when_still_transient() -> None:
-    """P32-P34 per request; beyond: a read still failing transiently gets up to 3 rounds (reads are safe)."""
-    from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
-
+def test_dead_end_401_fails_after_the_seed_s_four_attempts() -> None:
+    """P32/P33 (issue 16): a wrong token fails after 4 attempts (2/4/8 s, 14 s of waiting, under 20 s); the
+    message counts them truthfully and says what to check: token, endpoint, clock."""
     seen: List[httpx.Request] = []
-    statuses = [503] * 4 + [502] * 4 + [200]
-    client, sleeps = make_client(scripted(statuses, seen))
-    api = DeckApi(client)
-    assert api.get_service(90) == {}
-    assert len(seen) == 9
-    assert sleeps == [2.0, 4.0, 8.0, 8.0, 2.0, 4.0, 8.0, 8.0]
-
-
-def test_reads_give_up_after_the_last_round() -> None:
-    from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
-
-    seen: List[httpx.Request] = []
-    client, _log = make_client(scripted([401] * 20, seen))
-    with pytest.raises(ApiError, match="refresh api_token"):
+    client, sleeps = make_client(scripted([401] * 20, seen))
+    with pytest.raises(ApiError) as info:
         DeckApi(client).get_instance("u")
-    assert len(seen) == 12
+    assert len(seen) == 4
+    assert sleeps == [2.0, 4.0, 8.0]
+    msg = info.value.msg
+    assert "after 4 attempts over 14 s" in msg
+    assert "api_token" in msg and "https://gw.test/api/v1/svc" in msg and "clock" in msg
 
 
-def test_writes_are_not_repeated_in_rounds() -> None:
-    """Only reads get extra rounds: a POST answered 502 is sent exactly once."""
-    from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
+def test_unreachable_endpoint_fails_after_four_attempts() -> None:
+    """P34 (issue 16): connection errors on a never-reached endpoint get the seed's retries only, and the message
+    names the endpoint and the attempts."""
+    calls: List[int] = []
 
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        raise httpx.ConnectError("connection refused")
+
+    client, sleeps = make_client(handler)
+    with pytest.raises(ApiError) as info:
+        DeckApi(client).list_instances(90)
+    assert len(calls) == 4 and sleeps == [2.0, 4.0, 8.0]
+    assert "cannot reach the Nubes API at https://gw.test/api/v1/svc" in info.value.msg
+    assert "after 4 attempts over 14 s" in info.value.msg
+
+
+def confirmed(statuses: List[int], seen: List[httpx.Request], budget: float = 120.0) -> tuple[ApiClient, List[float]]:
+    """A client whose endpoint has answered as the deck-api once (one 200 read), then answers `statuses`."""
+    client, sleeps = make_client(scripted([200, *statuses], seen), policy=RetryPolicy(scale=1, budget_seconds=budget))
+    assert client.send("GET", "/services/90").status == 200
+    assert client.deck_api_confirmed
+    return client, sleeps
+
+
+def test_reads_get_extra_rounds_from_the_budget_on_a_confirmed_endpoint() -> None:
+    """Beyond P32-P34: a read still transient after its retries, on an endpoint that answered as the deck-api in
+    this task, gets extra rounds (every 8 s) paid from the task's budget."""
     seen: List[httpx.Request] = []
-    client, _log = make_client(scripted([502] * 5, seen))
+    client, sleeps = confirmed([503] * 6, seen)
+    assert DeckApi(client).get_service(90) == {}
+    assert len(seen) == 1 + 7
+    assert sleeps == [2.0, 4.0, 8.0, 8.0, 8.0, 8.0]
+    assert client.budget.spent == 24.0
+
+
+def test_extra_rounds_stop_when_the_budget_is_used_up() -> None:
+    """One total budget: extra rounds stop when it cannot pay the next wait; the message counts every attempt."""
+    seen: List[httpx.Request] = []
+    client, sleeps = confirmed([503] * 50, seen, budget=20.0)
+    with pytest.raises(ApiError) as info:
+        DeckApi(client).get_service(90)
+    assert sleeps == [2.0, 4.0, 8.0, 8.0, 8.0]  # the seed's 14 s, then 2 extra rounds (16 of the 20 s)
+    assert len(seen) == 1 + 6
+    assert "after 6 attempts over 30 s" in info.value.msg
+
+
+def test_the_budget_is_shared_by_all_requests_of_the_task() -> None:
+    """The budget is per task (per client), not per request: a second failing read gets no extra round."""
+    seen: List[httpx.Request] = []
+    client, sleeps = confirmed([503] * 4 + [200] + [503] * 4, seen, budget=8.0)
+    assert client.send("GET", "/instances/a").status == 200  # 4 + 1 extra round (8 s): the budget is spent
+    assert client.send("GET", "/instances/b").status == 503  # the seed's 4 attempts only
+    assert sleeps == [2.0, 4.0, 8.0, 8.0, 2.0, 4.0, 8.0]
+
+
+def test_writes_never_get_extra_rounds() -> None:
+    """Only reads get extra rounds: a POST answered 502 is sent exactly once, even on a confirmed endpoint."""
+    seen: List[httpx.Request] = []
+    client, _sleeps = confirmed([502] * 5, seen)
     with pytest.raises(OutcomeUnknownError):
         DeckApi(client).create_instance(90, "x")
-    assert len(seen) == 1
+    assert [r.method for r in seen] == ["GET", "POST"]
+
+
+def test_401_after_the_token_was_accepted_says_it_probably_expired() -> None:
+    """A 401 after the token worked in this task: the hint says it has probably expired."""
+    seen: List[httpx.Request] = []
+    client, _sleeps = confirmed([401] * 40, seen, budget=8.0)
+    with pytest.raises(ApiError, match="probably expired"):
+        DeckApi(client).get_instance("u")
+
+
+# -- only deck-api answers are believed (issue 16) ------------------------------------------------------------------
+
+LOGIN_PAGE = "<!DOCTYPE html><html><head><title>Sign in</title></head><body><form>...</form></body></html>"
+
+
+def test_first_write_of_a_task_reads_the_collection_first() -> None:
+    """A write is never the first request of a task: the client reads the instance collection before it."""
+    requests: List[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        if is_probe(request):
+            return httpx.Response(200, json=LIST_BODY)
+        return httpx.Response(201, headers={"Location": "./0f0e0d0c-0000-4000-8000-000000000001"})
+
+    client, _log = make_client(handler)
+    DeckApi(client).create_instance(90, "x")
+    DeckApi(client).create_instance(90, "y")
+    assert [(r.method, r.url.path) for r in requests] == [
+        ("GET", "/api/v1/svc/instances"),
+        ("POST", "/api/v1/svc/instances"),
+        ("POST", "/api/v1/svc/instances"),
+    ]
+
+
+def test_a_login_page_never_receives_a_write() -> None:
+    """An HTML page at the endpoint: the probe fails with a clear error naming the endpoint; no write is sent."""
+    requests: List[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(200, text=LOGIN_PAGE, headers={"Content-Type": "text/html; charset=utf-8"})
+
+    client, _log = make_client(handler)
+    with pytest.raises(NotDeckApiError) as info:
+        DeckApi(client).create_instance(90, "x")
+    assert [r.method for r in requests] == ["GET"]
+    assert "https://gw.test/api/v1/svc" in info.value.msg and "not the Nubes deck-api" in info.value.msg
+    assert "text/html" in info.value.msg
+
+
+@pytest.mark.parametrize(
+    ("response", "why"),
+    [
+        (httpx.Response(200, text=LOGIN_PAGE, headers={"Content-Type": "text/html"}), "text/html, not JSON"),
+        (httpx.Response(200, text='{"results": []}', headers={"Content-Type": "text/html"}), "text/html, not JSON"),
+        (httpx.Response(200, text="results: []", headers={"Content-Type": "application/json"}), "not JSON"),
+        (httpx.Response(302, headers={"Location": "https://sso.test/login"}), "a redirect to https://sso.test/login"),
+        (httpx.Response(404, json={"error": "no route"}), "HTTP 404 without the deck-api's error body"),
+        (httpx.Response(404, text="Not Found", headers={"Content-Type": "text/plain"}), "text/plain, not JSON"),
+    ],
+    ids=["html", "json-as-html", "not-json", "redirect", "404-foreign-json", "404-text"],
+)
+def test_answers_that_are_not_deck_api_json_are_errors(response: httpx.Response, why: str) -> None:
+    """HTML, a wrong content type, a redirect, a 404 without the CFML error body: a clear error naming the
+    endpoint, never an answer (and so never "not found")."""
+    client, _log = make_client(lambda request: response)
+    with pytest.raises(NotDeckApiError) as info:
+        DeckApi(client).get_instance("u")
+    assert why in info.value.msg
+    assert "GET /instances/u at https://gw.test/api/v1/svc" in info.value.msg
+    assert "NUBES_API_ENDPOINT" in info.value.msg
+
+
+def test_gateway_errors_in_html_are_retried_not_rejected() -> None:
+    """A gateway's own HTML 502 is a transient fault (P34), not a sign of a wrong endpoint."""
+    answers = [httpx.Response(502, text="<html>Bad Gateway</html>", headers={"Content-Type": "text/html"})] * 2
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return answers.pop(0) if answers else httpx.Response(200, json={"svc": {"svcId": 90}})
+
+    client, sleeps = make_client(handler)
+    assert DeckApi(client).get_service(90) == {"svcId": 90}
+    assert sleeps == [2.0, 4.0]
+
+
+def test_404_of_an_instance_is_not_found_only_when_the_collection_answers() -> None:
+    """K2: a CFML 404 for an instance is "not found" once the endpoint is known to be the deck-api (its collection
+    answers); at a wrong path (the collection 404s too) it is an error naming the endpoint."""
+    missing = {"ERROR": "Instance u not found", "TAGCONTEXT": "/app/api/v1/resources/instances.cfc [Line 88]"}
+
+    def deck(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=LIST_BODY) if is_probe(request) else httpx.Response(404, json=missing)
+
+    client, _log = make_client(deck)
+    assert DeckApi(client).get_instance("u") is None
+
+    routed = {"ERROR": "Endpoint /wrong/instances not found", "TAGCONTEXT": "/app/api/v1/index.cfm [Line 12]"}
+    client, _log = make_client(lambda request: httpx.Response(404, json=routed), "https://gw.test/api/v1/svc/wrong")
+    with pytest.raises(NotDeckApiError, match="404 for the instance collection"):
+        DeckApi(client).get_instance("u")
+
+
+def test_a_collection_404_is_never_an_empty_list() -> None:
+    """A 404 on GET /instances (which every deck-api has) is an error naming the endpoint, not "no instances"."""
+    routed = {"ERROR": "Endpoint /wrong/instances not found", "TAGCONTEXT": "/app/api/v1/index.cfm [Line 12]"}
+    client, _log = make_client(lambda request: httpx.Response(404, json=routed), "https://gw.test/api/v1/svc/wrong")
+    with pytest.raises(NotDeckApiError, match=r"https://gw\.test/api/v1/svc/wrong"):
+        DeckApi(client).find_live_by_name(90, "db")
+
+
+def test_credentials_in_the_endpoint_never_appear_in_messages() -> None:
+    """The endpoint is named in messages without any user:password part."""
+    client, _log = make_client(lambda request: httpx.Response(200, text=LOGIN_PAGE), "https://me:pw@gw.test/api")
+    with pytest.raises(NotDeckApiError) as info:
+        DeckApi(client).list_instances(90)
+    assert "me:pw" not in info.value.msg and "https://gw.test/api" in info.value.msg

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.diagnostics import DETAIL_FIELDS, render
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import Situation, decide
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.diagnostics import DETAIL_FIELDS, render, summary
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import InstanceSituation as Situation
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import decide
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance
 
 UID = "AAAAAAAA-0000-0000-0000-000000000001"
@@ -46,3 +47,15 @@ def test_diagnostics_without_instance() -> None:
     text = render("nubes.cloud.s3", decide(Situation(status="missing")), "b", 12, None, "missing")
     assert "instance_uid: \n" in text and text.endswith("operation_in_progress: false")
     assert "decision: create" in text.splitlines()[0]
+
+
+def test_refusal_summary_is_one_line_naming_target_reason_and_flag() -> None:
+    """P30/P28: a refused task's msg is one line (target, reason, flag, a pointer to the two ways on); the
+    multi-line text stays in the diagnostics only."""
+    decision = decide(Situation(status="running", adopt=False))
+    text = summary("nubes.cloud.postgres", decision, "'db1' (instance_uid " + UID + ")")
+    assert "\n" not in text
+    assert text.startswith("nubes.cloud.postgres: cannot apply to 'db1' (instance_uid " + UID + "): an instance")
+    assert "(adopt_existing_on_create=false)" in text and text.endswith("See the diagnostics for the two ways on")
+    busy = summary("nubes.cloud.redis", decide(Situation(status="running", busy=True, recorded=True)), "'c'")
+    assert busy.endswith("See the diagnostics for the details")

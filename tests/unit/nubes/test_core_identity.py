@@ -20,9 +20,17 @@ PARENT = {"service_id": 90, "workspace": "default"}
 
 
 def api_with(handler: Any) -> DeckApi:
+    """A DeckApi whose endpoint answers the instance collection as the deck-api does, and `handler` the rest."""
+
+    def deck(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET" and request.url.path.endswith("/instances"):
+            return httpx.Response(200, json={"results": [], "total": 0})
+        response: httpx.Response = handler(request)
+        return response
+
     return DeckApi(
         ApiClient(
-            ClientConfig("https://gw.test", "t"), policy=RetryPolicy(scale=0), transport=httpx.MockTransport(handler)
+            ClientConfig("https://gw.test", "t"), policy=RetryPolicy(scale=0), transport=httpx.MockTransport(deck)
         )
     )
 
@@ -48,7 +56,7 @@ def test_find_with_empty_id_makes_no_http_call() -> None:
 
 def test_find_404_is_plain_not_found() -> None:
     """K2: a NotFound from the API on a non-empty id is plain "not found"."""
-    api = api_with(lambda r: httpx.Response(404, json={"ERROR": "not found"}))
+    api = api_with(lambda r: httpx.Response(404, json={"ERROR": f"Instance {RECORDED} not found", "TAGCONTEXT": "x"}))
     assert identity.find(api, RECORDED) is None
 
 

@@ -7,13 +7,13 @@ from typing import Any, Dict
 
 import pytest
 import yaml
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.nubes.cloud.plugins.doc_fragments.common import ModuleDocFragment
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import runner as runner_module
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import COMMON_OPTIONS, module_kwargs
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import Poller
+from tests.ansible_compat import patch_module_args
 from tests.unit.nubes.conftest import ENDPOINT, FakeClock
 from tests.unit.nubes.fake_deck import FakeDeck
 from tests.unit.nubes.service_specs import argument_spec

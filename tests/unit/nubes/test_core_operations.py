@@ -10,17 +10,18 @@ import pytest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
+    NubesError,
     OperationFailedError,
     OperationTimeoutError,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import CfsParam, Instance, Operation
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import CfsParam, Operation
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import (
     OperationExecutor,
     Poller,
     check_success,
-    value_plan,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryPolicy
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryBudget, RetryPolicy
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import value_plan
 from tests.unit.nubes.conftest import ENDPOINT, FakeClock
 from tests.unit.nubes.fake_deck import FakeDeck
 
@@ -81,6 +82,45 @@ def test_value_plan_fits_map_fixed_keys_to_the_operation() -> None:
     assert value_plan([param], {}) == [(param, '{"durationCA":"1","type":"off"}')]
 
 
+def test_value_plan_takes_live_values_before_defaults_and_zero() -> None:
+    """P38 WithDefaults: a param the task leaves out takes the live value, else the API default; the zero value
+    (P35) only when neither exists. This is what keeps a user's role when only the password changes."""
+    params = [
+        cfs("username", 1),
+        cfs("password", 2, isSecret=True),
+        cfs("role", 3),
+        cfs("connectionLimit", 4, type_="integer"),
+        cfs("newParam", 5, default="7", type_="integer"),
+        cfs("other", 6, type_="integer"),
+    ]
+    live = {"username": "app", "role": "owner", "connectionLimit": "-1"}
+    plan = {p.code: v for p, v in value_plan(params, {"username": "app", "password": "pw"}, live)}
+    assert plan == {
+        "username": "app",
+        "password": "pw",
+        "role": "owner",
+        "connectionLimit": "-1",
+        "newParam": "7",
+        "other": "0",
+    }
+
+
+def test_value_plan_builds_map_fixed_defaults_on_modify() -> None:
+    """P36 on modify too: an absent or "{}" map-fixed value becomes the dataDescriptor's defaults."""
+    descriptor = {
+        "params": [
+            {"svcOperationCfsParam": "type", "defaultValue": "off"},
+            {"svcOperationCfsParam": "durationCA", "defaultValue": 175200},
+        ]
+    }
+    param = cfs("tls", 1, type_="map-fixed", dataDescriptor=descriptor)
+    assert value_plan([param], {}) == [(param, '{"durationCA":"175200","type":"off"}')]
+    assert value_plan([param], {"tls": "{}"}) == [(param, '{"durationCA":"175200","type":"off"}')]
+    assert value_plan([param], {}, {"tls": '{"type":"external"}'}) == [
+        (param, '{"durationCA":"175200","type":"external"}')
+    ]
+
+
 def test_full_flow_posts_then_puts_existing_rows(deck: FakeDeck, clock: FakeClock, services: Dict[str, Any]) -> None:
     """create op -> read cfsParams -> POST per param (PUT with a row uid) -> validate-cfs -> run -> poll."""
     uid = deck.add_instance(12, "x", "not created")
@@ -89,6 +129,7 @@ def test_full_flow_posts_then_puts_existing_rows(deck: FakeDeck, clock: FakeCloc
     result = executor.wait(op_uid, "create", 60)
     assert result.finished and result.duration == 0.5
     assert deck.log == [
+        ("GET", "/instances"),  # a fresh client's first request is a write: it reads the collection first
         ("POST", "/instanceOperations"),
         ("GET", "/instanceOperations/" + op_uid),
         ("POST", "/instanceOperationCfsParams"),
@@ -140,6 +181,28 @@ def test_run_quirks_mean_poll(deck: FakeDeck, clock: FakeClock, status: int, tex
     op_uid = executor.start(uid, "suspend", None, {})
     assert executor.wait(op_uid, "suspend", 60).finished
     assert deck.instances[uid]["explainedStatus"] == "suspended"
+
+
+def test_refused_runs_are_resent_only_inside_the_retry_budget(deck: FakeDeck, clock: FakeClock) -> None:
+    """Beyond the seed (issue 16): a run refused with 422 `Concurrent operations` (nothing queued) is re-sent after
+    poll pauses paid from the client's one retry budget; when it is used up, the task fails saying what to do."""
+    uid = deck.add_instance(12, "x")
+    runs: List[str] = []
+
+    def refuse(request: httpx.Request) -> Optional[httpx.Response]:
+        if request.url.path.endswith("/run"):
+            runs.append(request.url.path)
+            return httpx.Response(422, json={"ERROR": "Concurrent operations are not allowed"})
+        return None
+
+    deck.hooks.append(refuse)
+    executor = executor_for(deck, clock)
+    executor.api.client.budget = RetryBudget(10.0)
+    with pytest.raises(NubesError, match=r"retry budget \(10 s\) is used up"):
+        executor.start(uid, "suspend", None, {})
+    assert sum(clock.sleeps) <= 10.0
+    assert executor.api.client.budget.remaining < 5.0  # the next pause (5 s at most) no longer fits
+    assert len(runs) == len(clock.sleeps) + 1
 
 
 def test_other_run_errors_fail_with_the_api_text(deck: FakeDeck, clock: FakeClock) -> None:
@@ -214,21 +277,3 @@ def test_polling_sees_a_finished_operation_within_a_tenth_of_its_duration(durati
         if now[0] >= duration:
             break
     assert now[0] - duration <= min(max(0.2, duration * 0.1 + 1e-9), 5.0)
-
-
-def test_wait_idle_polls_until_no_operation_is_pending(deck: FakeDeck, clock: FakeClock) -> None:
-    """deck-api 5.1: wait for an instance's pending/in-progress operation before starting a new one."""
-    uid = deck.add_instance(12, "x", operationIsInProgress=True)
-    polls: List[int] = []
-
-    def settle(request: httpx.Request) -> Optional[httpx.Response]:
-        if request.method == "GET" and request.url.path.endswith(uid):
-            polls.append(1)
-            if len(polls) >= 3:
-                deck.instances[uid]["operationIsInProgress"] = False
-        return None
-
-    deck.hooks.append(settle)
-    executor = executor_for(deck, clock)
-    idle = executor.wait_idle(Instance(dict(deck.instances[uid])), 60)
-    assert not idle.busy and len(polls) == 3

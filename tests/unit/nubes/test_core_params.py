@@ -11,16 +11,16 @@ import pytest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import (
     ParamConverter,
-    changed_codes,
-    digest,
     equivalent,
     zero_value,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ParamSpec, load_param
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
 
 S3_UID = "11111111-2222-3333-4444-555555555555"
 
 
-def p(code: str, type_: str = "string", **extra: Any) -> Dict[str, Any]:
+def raw(code: str, type_: str = "string", **extra: Any) -> Dict[str, Any]:
     base: Dict[str, Any] = {
         "code": code,
         "option": code.lower(),
@@ -38,13 +38,18 @@ def p(code: str, type_: str = "string", **extra: Any) -> Dict[str, Any]:
     return base
 
 
+def p(code: str, type_: str = "string", **extra: Any) -> ParamSpec:
+    """A typed param as the core reads it from a SERVICE literal."""
+    return load_param(raw(code, type_, **extra))
+
+
 TLS = p(
     "tlsSettings",
     "map-fixed",
     sub_params=[
-        p("type", default="off", option="type"),
-        p("durationCA", "integer", default="175200", option="duration_ca"),
-        p("s3BackupUid", default="", option="s3_backup_uid"),
+        raw("type", default="off", option="type"),
+        raw("durationCA", "integer", default="175200", option="duration_ca"),
+        raw("s3BackupUid", default="", option="s3_backup_uid"),
     ],
 )
 
@@ -102,9 +107,9 @@ def test_values_as_strings_per_type() -> None:
         (p("c", choices=["a", "b"]), "z", "must be one of a, b"),
     ],
 )
-def test_invalid_values_are_rejected(param: Dict[str, Any], value: Any, message: str) -> None:
+def test_invalid_values_are_rejected(param: ParamSpec, value: Any, message: str) -> None:
     with pytest.raises(InputError, match=message):
-        ParamConverter([param]).desired({param["option"]: value})
+        ParamConverter([param]).desired({param.option: value})
 
 
 def test_map_fixed_default_from_sub_params_when_absent() -> None:
@@ -170,14 +175,14 @@ def test_reference_params_resolve_names() -> None:
     assert conv.desired({"s3_uid": S3_UID.upper()}) == {"s3Uid": S3_UID.upper()}
 
 
-def test_nil_guard_for_params_missing_from_an_older_record() -> None:
-    """P39: a map-fixed param missing from an older record is skipped (no crash, zero value is no change)."""
-    salt = "s"
-    recorded = {"cpu": digest(salt, "cpu", "500")}
-    types = {"cpu": "integer", "tlsSettings": "map-fixed"}
-    assert changed_codes({"cpu": "500", "tlsSettings": "{}"}, recorded, salt, types) == []
-    assert changed_codes({"cpu": "500", "tlsSettings": '{"type":"x"}'}, recorded, salt, types) == ["tlsSettings"]
-    assert changed_codes({"cpu": "600"}, recorded, salt, types) == ["cpu"]
+def test_nil_guard_for_params_missing_from_the_live_instance() -> None:
+    """P39: a map-fixed param the live instance lacks (it predates the param) is skipped: no crash, and the zero
+    value "{}" is no change; a real value is."""
+    params = [p("cpu", "integer"), p("tlsSettings", "map-fixed")]
+    live = {"cpu": "500"}
+    assert differing(params, {"cpu": "500", "tlsSettings": "{}"}, live, immutable=False) == []
+    assert differing(params, {"cpu": "500", "tlsSettings": '{"type":"x"}'}, live, immutable=False) == ["tlsSettings"]
+    assert differing(params, {"cpu": "600"}, live, immutable=False) == ["cpu"]
 
 
 def test_secrets_never_echoed() -> None:
@@ -203,6 +208,6 @@ def test_sub_params_with_a_reference_resolve_against_their_service() -> None:
         calls.append((service_id, name))
         return S3_UID
 
-    param = p("cfg", "map-fixed", sub_params=[p("parentRef", ref_service_id=90, option="parent_ref")])
+    param = p("cfg", "map-fixed", sub_params=[raw("parentRef", ref_service_id=90, option="parent_ref")])
     value = json.loads(ParamConverter([param], resolver=resolver).desired({"cfg": {"parent_ref": "db1"}})["cfg"])
     assert value == {"parentRef": S3_UID} and calls == [(90, "db1")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import (
+    RetryBudget,
     RetryPolicy,
     backoff_scale_from_env,
     parse_retry_after,
@@ -73,3 +74,29 @@ def test_connection_errors() -> None:
     assert not policy.retry_transport_error("POST", sent=True, attempt=0)
     assert policy.retry_transport_error("POST", sent=False, attempt=0)
     assert not policy.retry_transport_error("GET", sent=True, attempt=3)
+
+
+def test_retry_budget_default_and_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond the seed: one budget of extra waiting per task, 120 s unless NUBES_RETRY_BUDGET says otherwise."""
+    monkeypatch.delenv("NUBES_RETRY_BUDGET", raising=False)
+    assert RetryPolicy().new_budget().total == 120.0
+    monkeypatch.setenv("NUBES_RETRY_BUDGET", "0")
+    assert RetryPolicy().new_budget().total == 0.0
+    monkeypatch.setenv("NUBES_RETRY_BUDGET", "-3")
+    assert RetryPolicy().new_budget().total == 120.0
+
+
+def test_budget_pays_only_what_it_can_cover() -> None:
+    """A wait the remaining budget cannot cover is refused and reserves nothing."""
+    budget = RetryBudget(10.0)
+    assert budget.take(8.0)
+    assert not budget.take(8.0)
+    assert budget.take(2.0)
+    assert budget.remaining == 0.0
+
+
+def test_extra_rounds_are_for_transient_reads_only() -> None:
+    """Extra rounds: reads with a P34 status or no answer; never writes, never other statuses."""
+    policy = RetryPolicy(scale=1)
+    assert policy.extra_round("GET", 503) and policy.extra_round("GET", None) and policy.extra_round("GET", 401)
+    assert not policy.extra_round("GET", 500) and not policy.extra_round("POST", 503)

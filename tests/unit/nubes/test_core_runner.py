@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any, Dict
 
 import pytest
@@ -208,7 +209,8 @@ def test_running_without_adopt_fails_with_two_choices(
     deck.add_instance(90, "db1")
     with pytest.raises(NubesError) as info:
         run(services["postgres"], **pg_args(s3_uid))
-    text = info.value.msg
+    assert "\n" not in info.value.msg and "already exists" in info.value.msg  # one line; the details follow once
+    text = info.value.details["diagnostics"]
     assert "Controlling flag: adopt_existing_on_create=false" in text
     assert "1. change resource_name" in text and "2. import/adopt" in text
     assert "resource_name: db1" in text and "status: running" in text
@@ -316,12 +318,20 @@ def test_secrets_never_reach_state_or_results(
     assert "Very-Secret-1" not in json.dumps(result)
     with open(state_path) as handle:
         assert "Very-Secret-1" not in handle.read()
-    assert not run(
-        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Very-Secret-1"
-    )["changed"]
-    assert run(
-        services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", password="Other-Secret-2"
-    )["operations"] == ["modify_user"]
+    user = {"parent_instance_uid": uid, "username": "app"}
+    assert not run(services["postgres"], "subresource", "user", password="Very-Secret-1", **user)["changed"]
+    # update_password=on_create (the default): a new password in the task is not sent to an existing user
+    assert not run(services["postgres"], "subresource", "user", password="Other-Secret-2", **user)["changed"]
+    changed = run(
+        services["postgres"], "subresource", "user", password="Other-Secret-2", update_password="always", **user
+    )
+    assert changed["operations"] == ["modify_user"] and "Other-Secret-2" not in json.dumps(changed)
+    with open(state_path) as handle:
+        assert "Other-Secret-2" not in handle.read()
+    again = run(
+        services["postgres"], "subresource", "user", password="Other-Secret-2", update_password="always", **user
+    )
+    assert not again["changed"]  # always: set when it differs from the last applied one (salted digest)
 
 
 def test_wait_false_returns_the_operation_and_next_run_records(
@@ -423,8 +433,9 @@ def test_existing_subresource_needs_adopt(run: RunFactory, services: Dict[str, A
     """P13: an existing sub-resource is adopted only with adopt_existing_on_create."""
     uid = deck.add_instance(90, "db9")
     deck.instances[uid]["state"]["subresources"] = {"user": [{"username": "app", "role": "readonly"}]}
-    with pytest.raises(NubesError, match="adopt_existing_on_create=true"):
+    with pytest.raises(NubesError) as info:
         run(services["postgres"], "subresource", "user", parent_instance_uid=uid, username="app", role="readonly")
+    assert "adopt_existing_on_create=true" in info.value.details["diagnostics"]
     adopted = run(
         services["postgres"],
         "subresource",
@@ -449,6 +460,64 @@ def test_info_reports_state_outputs_and_subresources(
     assert info["subresources"]["user"] == [{"username": "app"}]
     assert info["state"]["status"] == "present"
     assert not run(services["postgres"], "info", resource_name="nope")["exists"]
+
+
+def test_return_secrets_is_opt_in_and_needs_no_log(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str, state_path: str
+) -> None:
+    """Issue 16: secret outputs are returned only with return_secrets, and only from a no_log task (refused before
+    any call otherwise); they never reach the state file."""
+    uid = run(services["postgres"], **pg_args(s3_uid))["instance_uid"]
+    deck.instances[uid]["state"]["out"] = {"adminUser": "postgres", "adminPass": "Hidden-pw-1", "vault": {"url": "v"}}
+    assert "adminPass" not in run(services["postgres"], "info", resource_name="db1")["outputs"]
+    deck.log.clear()
+    with pytest.raises(NubesError, match="no_log: true"):
+        run(services["postgres"], "info", resource_name="db1", return_secrets=True)
+    assert deck.log == []
+    info = run(services["postgres"], "info", no_log=True, resource_name="db1", return_secrets=True)
+    assert info["outputs"]["adminPass"] == "Hidden-pw-1" and info["instance"]["outputs"]["adminPass"] == "Hidden-pw-1"
+    again = run(services["postgres"], no_log=True, return_secrets=True, diff_mode=True, **pg_args(s3_uid))
+    assert again["outputs"]["adminPass"] == "Hidden-pw-1" and "Hidden-pw-1" not in str(again["diff"])
+    assert "Hidden-pw-1" not in Path(state_path).read_text(encoding="utf-8")
+
+
+def test_info_lists_the_services_instances_with_filters(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck
+) -> None:
+    """Issue 16: without resource_name and instance_uid the info module lists the service's instances, each with the
+    fields of the single view; status filters on the list items, so only the instances listed are read."""
+    running = deck.add_instance(12, "a", state={"params": {"displayName": "a"}, "out": {"endpoint": "e"}})
+    suspended = deck.add_instance(12, "b", status="suspended")
+    deleted = deck.add_instance(12, "c", status="deleted", isDeleted=True)
+    deck.add_instance(90, "other-service")
+    deck.log.clear()
+    listed = run(services["s3"], "info")
+    assert [i["instance_uid"] for i in listed["instances"]] == [running, suspended] and listed["exists"]
+    first = listed["instances"][0]
+    assert first["params"] == {"display_name": "a"} and first["outputs"] == {"endpoint": "e"}
+    assert set(first) == {
+        "instance_uid",
+        "resource_name",
+        "service_id",
+        "status",
+        "status_raw",
+        "operation_pending",
+        "operation_in_progress",
+        "params",
+        "outputs",
+    }
+    assert [p for _m, p in deck.log] == ["/instances", "/instances/" + running, "/instances/" + suspended]
+    deck.log.clear()
+    only = run(services["s3"], "info", status=["suspended", "deleted"])
+    assert [i["instance_uid"] for i in only["instances"]] == [suspended, deleted]
+    assert [p for _m, p in deck.log] == ["/instances", "/instances/" + suspended, "/instances/" + deleted]
+    named = run(services["s3"], "info", resource_name="b", status=["running"])
+    assert named["instance_uid"] == suspended and named["instances"] == []
+    assert not run(services["s3"], "info", status=["failed"])["exists"]
+    twin = deck.add_instance(12, "a")
+    both = run(services["s3"], "info", resource_name="a")  # a filter: every live instance with the name
+    assert [i["instance_uid"] for i in both["instances"]] == [running, twin] and "instance" not in both
+    assert both["exists"] and "give instance_uid" in both["_warnings"][0]
 
 
 def test_subresource_check_mode_makes_no_write(
@@ -476,10 +545,15 @@ def test_modify_without_waiting_is_settled_by_the_next_run(
     run(services["postgres"], **pg_args(s3_uid))
     started = run(services["postgres"], wait=False, resource_name="db1", resource_cpu=800)
     assert started["operations"] == ["modify"] and not started["operation"]["finished"]
-    assert record(state_path)["pending"]["operation_uid"] == started["operation"]["uid"]
+    assert record(state_path)["operation"] == {
+        "uid": started["operation"]["uid"],
+        "name": "modify",
+        "done": False,
+        "digests": {},
+    }
     settled = run(services["postgres"], resource_name="db1", resource_cpu=800)
     assert settled["operations"] == [] and not settled["changed"]
-    assert "pending" not in record(state_path)
+    assert record(state_path)["operation"]["done"] is True
 
 
 def test_failed_unwaited_modify_is_applied_again(
@@ -527,3 +601,65 @@ def test_check_mode_destroy_plans_without_writes(
     assert planned["changed"] and planned["operations"] == ["suspend"] and deck.writes() == []
     assert record(state_path) is not None
     assert planned["diff"]["after"] == {} and planned["diff"]["before"]["resource_cpu"] == 500
+
+
+def _race_on_create(deck: FakeDeck, service_id: int, name: str) -> Any:
+    """Another workspace creates `name` between the lookup and our POST, and the API enforces uniqueness."""
+    import httpx
+
+    def hook(request: httpx.Request) -> Any:
+        if request.method == "POST" and request.url.path.endswith("/instances"):
+            deck.hooks.clear()
+            deck.add_instance(service_id, name, state={"params": {"displayName": name, "resourceRealm": REALM}})
+            return httpx.Response(400, json={"ERROR": f"displayName '{name}' is not unique for service {service_id}"})
+        return None
+
+    deck.hooks.append(hook)
+
+
+def test_not_unique_answer_names_the_holder(run: RunFactory, services: Dict[str, Any], deck: FakeDeck) -> None:
+    """Issue 14: a create refused with 400 `not unique` (the name was taken meanwhile) is decided again on what
+    is live: without adopt_existing_on_create a clear error naming the holder (P25, two choices), no duplicate."""
+    _race_on_create(deck, 12, "b9")
+    with pytest.raises(NubesError) as info:
+        run(services["s3"], resource_name="b9", display_name="b9", resource_realm=REALM)
+    holder = next(uid for uid, i in deck.instances.items() if i["displayName"] == "b9")
+    assert holder in info.value.msg and "adopt_existing_on_create=true" in info.value.details["diagnostics"]
+    assert [e for e in deck.log if e == ("POST", "/instances")] == [("POST", "/instances")]
+    assert len([i for i in deck.instances.values() if i["displayName"] == "b9"]) == 1
+
+
+def test_not_unique_answer_takes_the_adopt_path(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, state_path: str
+) -> None:
+    """Issue 14: with adopt_existing_on_create the live holder of the name is adopted instead; never a duplicate,
+    never a traceback."""
+    _race_on_create(deck, 12, "b10")
+    result = run(
+        services["s3"], resource_name="b10", display_name="b10", resource_realm=REALM, adopt_existing_on_create=True
+    )
+    holder = next(uid for uid, i in deck.instances.items() if i["displayName"] == "b10")
+    assert result["instance_uid"] == holder and result["decision"] == "adopt"
+    assert record(state_path, "b10", "s3")["instance_uid"] == holder
+
+
+def test_lookup_by_name_never_picks_a_deleted_instance(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck
+) -> None:
+    """Issue 14: a deleted instance keeps its display name; the lookup ignores it and adopts the live one."""
+    deck.add_instance(12, "b11", "deleted")
+    live = deck.add_instance(12, "b11", state={"params": {"displayName": "b11", "resourceRealm": REALM}})
+    result = run(
+        services["s3"], resource_name="b11", display_name="b11", resource_realm=REALM, adopt_existing_on_create=True
+    )
+    assert result["instance_uid"] == live
+
+
+def test_subresource_parent_of_another_service_is_refused(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, s3_uid: str
+) -> None:
+    """K4a for sub-resources: a parent uid of another service (an S3 given to postgres_user) fails naming both
+    services, before any write."""
+    with pytest.raises(NubesError, match=r"service 12.*postgres \(service 90\)"):
+        run(services["postgres"], "subresource", "user", parent_instance_uid=s3_uid, username="app", password="pw-1234")
+    assert deck.writes() == []

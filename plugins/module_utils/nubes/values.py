@@ -1,0 +1,145 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The task's values against the live ones, and the values an operation is sent (WithDefaults).
+
+Live state is the truth: a param differs when the task's value differs from the instance's (or the
+sub-resource's) current value as the API reports it, compared by type (numbers, booleans, JSON, UUIDs in
+either case). The record is never consulted for params; only secrets, which the API never returns, are
+compared with the salted digests of what was last applied (see records.py).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import CfsParam, as_bool
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import dump_json, zero_value
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ParamSpec
+
+
+def comparable(value: Any) -> Any:
+    """Scalars as their API text, containers recursively; so 175200, "175200" and true/"true" compare equal."""
+    if isinstance(value, dict):
+        return {str(k): comparable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [comparable(v) for v in value]
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return None
+    return str(value).strip()
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return comparable(json.loads(text))
+    except ValueError:
+        return comparable(text)
+
+
+def same_value(param: ParamSpec, live: str, desired: str) -> bool:
+    """Whether the live value already is the task's value, by the param's type."""
+    if live == desired:
+        return True
+    if param.type == "boolean":
+        return as_bool(live) == as_bool(desired)
+    if param.type == "integer":
+        try:
+            return int(str(live).strip()) == int(str(desired).strip())
+        except ValueError:
+            return live.strip() == desired.strip()
+    if param.type in ("json", "array"):
+        return bool(_parsed(live) == _parsed(desired))
+    if param.type == "map-fixed":
+        return _same_map(param, _parsed(live), _parsed(desired))
+    if param.ref_service_id is not None:
+        return live.strip().lower() == desired.strip().lower()  # UUIDs occur in both cases
+    return live.strip() == desired.strip()
+
+
+def _same_map(param: ParamSpec, live: Any, desired: Any) -> bool:
+    """Every sub-key of the task has its value live; a sub-key absent live is no difference when the task's
+    value is empty or the sub-param's default (P39, P41: an operation may not carry every sub-key)."""
+    if not isinstance(live, dict) or not isinstance(desired, dict):
+        return bool(live == desired)
+    defaults = {sub.code: comparable(sub.default) for sub in param.sub_params}
+    for key, value in desired.items():
+        if key in live:
+            if live[key] != value:
+                return False
+        elif value not in ("", None, {}, []) and value != defaults.get(key):
+            return False
+    return True
+
+
+def differing(
+    params: Iterable[ParamSpec], desired: Mapping[str, str], live: Mapping[str, Optional[str]], immutable: bool
+) -> List[str]:
+    """Codes of the task's non-secret params (create-only ones when `immutable`) whose live value differs.
+
+    P39 nil guard: a param the live state lacks (added after the instance was created) differs only when the
+    task gives it a value other than the zero value of its type.
+    """
+    found: List[str] = []
+    for param in params:
+        if param.secret or param.immutable != immutable or param.code not in desired:
+            continue
+        value = desired[param.code]
+        current = live.get(param.code)
+        if current is None:
+            if not immutable and value not in ("", zero_value(param.type)):
+                found.append(param.code)
+        elif not same_value(param, current, value):
+            found.append(param.code)
+    return sorted(found)
+
+
+def value_plan(
+    cfs_params: List[CfsParam], desired: Mapping[str, str], current: Optional[Mapping[str, Optional[str]]] = None
+) -> List[Tuple[CfsParam, str]]:
+    """The value for every param of the operation (P38 WithDefaults: all of them, not only the task's).
+
+    The task's value; else the current (live) value; else the operation's pre-filled value; else the API's
+    default; else, only when none exists, the zero value of its type (P35). A secret the task does not give is
+    never sent (it is not echoed back, so it would be reset). map-fixed values get their dataDescriptor's
+    defaults (P36) and lose keys it does not know (P41). Rows already holding exactly the value are skipped.
+    """
+    plan: List[Tuple[CfsParam, str]] = []
+    given = {code.lower(): value for code, value in desired.items()}
+    live = {code.lower(): value for code, value in (current or {}).items() if value is not None}
+    for param in cfs_params:
+        if param.param_id is None:
+            continue
+        code = param.code.lower()
+        value: Optional[str] = given.get(code)
+        if value is None and not param.secret:
+            value = live.get(code)
+        if value is None:
+            value = param.value if param.value is not None else param.default
+        if value is None:
+            if param.secret:
+                continue  # never reset a secret the task does not mention
+            value = zero_value(param.data_type)  # P35
+        value = fit_map_fixed(value, param)
+        if param.value_uid and param.value == value:
+            continue
+        plan.append((param, value))
+    return plan
+
+
+def fit_map_fixed(value: str, param: CfsParam) -> str:
+    """P36: absent sub-fields take the dataDescriptor's defaults ("{}" becomes the full default object);
+    P41: the spec holds the union of sub-params over operations, this operation may accept fewer, so keys its
+    descriptor does not know are dropped."""
+    if not param.sub_codes or not value.strip().startswith("{"):
+        return value
+    try:
+        obj = json.loads(value)
+    except ValueError:
+        return value
+    if not isinstance(obj, dict):
+        return value
+    fitted: Dict[str, Any] = {k: v for k, v in param.sub_defaults.items() if v is not None}
+    fitted.update({k: v for k, v in obj.items() if k in param.sub_codes})
+    return value if fitted == obj else dump_json(fitted)
