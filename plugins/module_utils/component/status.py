@@ -12,6 +12,7 @@ A Helm chart's delete phase is kept in the record too, as Helm keeps a release's
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -144,9 +145,12 @@ class ComponentRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> ComponentRecord:
         """Inverse of ``to_dict``; unknown keys are ignored."""
         record = cls()
-        for name in (*STATUS_FIELDS, "generation", "placement", *OPTIONAL_FIELDS):
+        for name in (*STATUS_FIELDS, "generation", "placement"):
             if name in data and data[name] is not None:
                 setattr(record, name, _copied(data[name]))
+        for name in OPTIONAL_FIELDS:  # a Helm chart's delete hooks are whole manifests: copied in depth (rare, small)
+            if name in data and data[name] is not None:
+                setattr(record, name, copy.deepcopy(data[name]))
         return record
 
     def comparable(self) -> Dict[str, Any]:
