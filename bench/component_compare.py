@@ -37,7 +37,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import yaml
 
@@ -399,7 +399,7 @@ def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any
     ensure_repo = str(ROOT / ".collections")
     sys.path[:0] = [ensure_repo]
     from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun, ComponentTask
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import read_source
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import ReadInput, read_source
     from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import ConnectionOptions
 
     manifest = workdir / f"objects-{OVERHEAD_OBJECTS}.yaml"
@@ -437,8 +437,9 @@ def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any
     bundle = operator_set.write_set(workdir / "costs")
     path_env = {**os.environ, "PATH": f"{Path(cluster.kubectl_binary).parent}{os.pathsep}{os.environ['PATH']}"}
 
-    def run(argv: list[str]) -> tuple[int, str, str]:
-        proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=path_env)
+    def run(argv: list[str], extra: Mapping[str, str] | None) -> tuple[int, str, str]:
+        env = {**path_env, **(extra or {})}
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
         return proc.returncode, proc.stdout, proc.stderr
 
     raw: dict[str, list[float]] = {}
@@ -458,7 +459,7 @@ def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any
             ):
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 start = time.process_time()
-                read_source(str(path), "auto", run)
+                read_source(str(path), "auto", ReadInput(run_command=run))
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 children = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
                 raw.setdefault(f"action plugin: read {label}", []).append(time.process_time() - start + children)
