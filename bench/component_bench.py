@@ -332,7 +332,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         "objects": args.objects,
         "repeat": args.repeat,
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores shared",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores shared, load average"
+        f" {', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end",
         "results": results,
         "ratios": ratios(results),
     }

@@ -160,3 +160,35 @@ def test_splice_updates_one_area_in_place(monkeypatch: pytest.MonkeyPatch) -> No
     assert "| **missed** |\n\n### What limits the targets that are missed\n\nnew text\n\n## Cloud" in once
     assert "each area: cloud 1, 2, 3; parallel 1.5, 2.0, 3.0; scale 4, 5, 6. Absolute" in once
     assert "each area: cloud 1, 2, 3; parallel 1.2, 2.0, 3.0; scale 4, 5, 6. Absolute" in twice
+
+
+def test_splice_of_the_component_area_drops_its_old_rows_and_keeps_the_engine_chart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`report.py --areas component`: target rows of the area that it no longer measures go, its measured rows are
+    replaced, other areas' rows stay, and the chart of bench/component_bench.py's table follows the section."""
+    monkeypatch.setattr(report, "bar_chart", lambda *args, **kwargs: "![chart](component_bench.png)\n")
+    sections = [(name, render) for name, render in report.SECTIONS if name != "component"]
+    sections.append(("component", lambda comp: "## Components: tools\n\nnew component figures\n"))
+    monkeypatch.setattr(report, "SECTIONS", sections)
+    engine = "engine first apply of 300 objects in-process within 1.5x of the apiserver's own limit"
+    page = (
+        f"# Benchmarks\n\n{report.BEGIN}\n\n## Targets\n\n| target | measured (median) |  |\n|---|---|---|\n"
+        "| component >= 10x faster than `kubernetes.core.k8s` | 0.90x | **missed** |\n"
+        f"| {engine} | 1.90x (1.90 s vs 1.00 s) | **missed** |\n| generator: render < 3 s | 1.4 s | met |\n"
+        "\n## Components: tools\n\nold component figures\n\n### Figures of `bench/component_bench.py`\n\nold chart\n"
+        "\n## Emulator throughput\n\nemulator figures\n"
+        f"{report.END}\n\n## Component engine\n\n"
+        "| tool | first apply (s) | ratio | no-op re-apply (s) | ratio |\n|---|---:|---:|---:|---:|\n"
+        "| `kubectl apply --server-side -f` | 40.10 | 1.00 | 30.00 | 1.00 |\n"
+    )
+    stat = {"median": 1.4, "min": 1.4, "max": 1.4, "runs": 1}
+    floor = {"objects": 300, "engine_over_floor": stat, "engine_seconds": stat}
+    floor["floor_seconds"] = {**stat, "median": 1.0}
+    data = {"component": {"floor": floor, "machine": {"load_average": [1.0, 2.0, 3.0]}}}
+    text = report.splice_area(page, "component", data)
+    assert "10x faster" not in text and "1.90x" not in text
+    assert f"| {engine} | 1.40x (1.40 s vs 1.00 s) | met |" in text
+    assert "| generator: render < 3 s | 1.4 s | met |" in text
+    assert "old component figures" not in text and "old chart" not in text
+    assert text.index("new component figures") < text.index("![chart](component_bench.png)") < text.index("## Emul")
