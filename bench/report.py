@@ -1037,7 +1037,10 @@ def _refresh_load(block: str, area: str, content: Dict[str, Any]) -> str:
             entries, _sep, after = rest.partition(end)
             by_area = {entry.split(" ", 1)[0]: entry for entry in entries.split("; ") if entry}
             loads = ", ".join(str(x) for x in content["machine"]["load_average"])
-            by_area[area] = f"{area} {loads}" + (" (quick)" if content.get("quick") else "")
+            cpu_line = next((x for x in block.split("\n") if x.startswith("- CPU: ")), "")
+            cpu = content["machine"].get("cpu_model", "")
+            where = f" (on {cpu})" if cpu and cpu not in cpu_line else ""  # the page's CPU line is another run's
+            by_area[area] = f"{area} {loads}" + (" (quick)" if content.get("quick") else "") + where
             joined = "; ".join(by_area[name] for name in sorted(by_area))
             return block.replace(line, before + marker + joined + end + after)
     return block
