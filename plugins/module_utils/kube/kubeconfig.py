@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Where a cluster is and how to authenticate to it: kubeconfig files, kubeconfig content, in-cluster service
-accounts and exec credential plugins, read without the ``kubernetes`` package.
+accounts and exec credential plugins, read without the ``kubernetes`` package (C11).
 
 Importing ``kubernetes`` costs a module process 0.15-0.45 s (its ``__init__`` loads the API models; 37.x still
 imports pydantic and google-auth), more than the rest of a no-op component run; what the engine needs is this

@@ -71,7 +71,7 @@ def ca_settings(local_cluster) -> Dict[str, Any]:
 def test_exec_plugin_token_is_used_and_refreshed_after_expiry(
     local_cluster, cluster_tokens, ca_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An exec plugin's bearer token authenticates (the admin token reads kube-system); the plugin runs once per
+    """C11: an exec plugin's bearer token authenticates (the admin token reads kube-system); the plugin runs once per
     credential, gets the cluster with provideClusterInfo, and runs again once expirationTimestamp has passed."""
     expiry = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=10)
     script = plugin(

@@ -67,7 +67,7 @@ def test_inline_data_wins_and_relative_paths_follow_their_file(tmp_path: Path) -
 
 
 def test_merge_keeps_the_first_definition_and_current_context(tmp_path: Path) -> None:
-    """Several files: the first definition of a name and the first current-context win; missing files skipped."""
+    """C11: several files: the first definition of a name and the first current-context win; missing files skipped."""
     first = {"clusters": [{"name": "c", "cluster": {"server": "https://first:1"}}], "current-context": "a"}
     second = {
         "clusters": [{"name": "c", "cluster": {"server": "https://second:1"}}],
