@@ -379,7 +379,8 @@ def module_cpu(payload: Path, env: dict[str, str]) -> float:
     """User + system seconds of one re-run of a kept AnsiballZ payload; its result must be a success that changed
     nothing (a failed or changing run would measure something else)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([str(BIN / "python"), str(payload)], env=env, capture_output=True, text=True, timeout=600)
+    argv = [str(BIN / "python"), str(payload)]
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = json.loads(proc.stdout or "{}")
     if proc.returncode or result.get("failed") or result.get("changed"):
