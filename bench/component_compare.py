@@ -326,14 +326,11 @@ def measure_size(
     }
 
 
-def measure_overhead(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any]:
-    """Whole playbooks in turn: one `debug` task, one `ansible.builtin.ping` task, one no-op component task (300
-    objects, applied once before). Wall and CPU seconds (ansible-playbook and everything it ran); the component's
-    and ping's overhead above the debug playbook per round."""
+def overhead_task(cluster: Cluster, workdir: Path, prefix: str) -> tuple[Path, str, dict[str, Any]]:
+    """The manifest of OVERHEAD_OBJECTS objects, a fresh namespace and the component task that applies it there."""
     manifest = workdir / f"objects-{OVERHEAD_OBJECTS}.yaml"
     manifest.write_text(yaml.safe_dump_all(objects(OVERHEAD_OBJECTS), sort_keys=False), encoding="utf-8")
-    namespace = cluster.namespace("bench-overhead")
-    playbooks = Playbooks(workdir=workdir)
+    namespace = cluster.namespace(prefix)
     task = {
         "name": "component",
         "nubes.cloud.component": {
@@ -344,6 +341,15 @@ def measure_overhead(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, 
             "timeout": 1200,
         },
     }
+    return manifest, namespace, task
+
+
+def measure_overhead(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any]:
+    """Whole playbooks in turn: one `debug` task, one `ansible.builtin.ping` task, one no-op component task (300
+    objects, applied once before). Wall and CPU seconds (ansible-playbook and everything it ran); the component's
+    and ping's overhead above the debug playbook per round."""
+    _manifest, namespace, task = overhead_task(cluster, workdir, "bench-overhead")
+    playbooks = Playbooks(workdir=workdir)
     plays = {
         "debug": [local_play([{"name": "debug", "ansible.builtin.debug": {"msg": "hello"}}])],
         "ping": [local_play([{"name": "ping", "ansible.builtin.ping": {}}])],
@@ -403,21 +409,9 @@ def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any
     from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import ReadInput, read_source
     from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import ConnectionOptions
 
-    manifest = workdir / f"objects-{OVERHEAD_OBJECTS}.yaml"
-    manifest.write_text(yaml.safe_dump_all(objects(OVERHEAD_OBJECTS), sort_keys=False), encoding="utf-8")
-    namespace = cluster.namespace("bench-costs")
+    manifest, namespace, task = overhead_task(cluster, workdir, "bench-costs")
     playbooks = Playbooks(workdir=workdir)
     remote = workdir / "remote-tmp"
-    task = {
-        "name": "component",
-        "nubes.cloud.component": {
-            "name": "bench",
-            "namespace": namespace,
-            "source": str(manifest),
-            "kubeconfig": cluster.config,
-            "timeout": 1200,
-        },
-    }
     playbooks.run([local_play([task])])  # the first apply, not measured
     playbooks.extra_env = {"ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": str(remote)}
     playbooks.run([local_play([{"name": "ping", "ansible.builtin.ping": {}}, task])])
