@@ -11,6 +11,7 @@ import json
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -129,6 +130,7 @@ class PlaybookRun:
     tasks: list[TaskTime]
     stdout: str
     stderr: str
+    cpu: float = 0.0  # user + system seconds of ansible-playbook and everything it ran (load-independent)
 
 
 @dataclass
@@ -175,17 +177,20 @@ class Playbooks:
         env = self.env()
         env["NUBES_BENCH_TIMING_FILE"] = str(timing)
         command = [str(BIN / "ansible-playbook"), "-i", inventory, "-f", str(forks), str(path)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(
             command, cwd=self.workdir, env=env, capture_output=True, text=True, check=False, timeout=PLAYBOOK_TIMEOUT
         )
         wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if proc.returncode != 0:
             raise RuntimeError(
                 f"ansible-playbook {path} failed (rc={proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
             )
         records = json.loads(timing.read_text(encoding="utf-8")) if timing.is_file() else []
-        return PlaybookRun(wall, proc.returncode, [TaskTime(**r) for r in records], proc.stdout, proc.stderr)
+        return PlaybookRun(wall, proc.returncode, [TaskTime(**r) for r in records], proc.stdout, proc.stderr, cpu)
 
 
 def local_play(tasks: list[dict[str, Any]], hosts: str = "localhost") -> dict[str, Any]:

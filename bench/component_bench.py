@@ -1,7 +1,8 @@
 """Benchmark: a 300-object component, first apply and no-op re-apply, side by side with other tools.
 
 Tools, each in a fresh namespace of the same cluster, on the same 300 objects (ConfigMaps with a few keys):
-  kubectl          ``kubectl apply --server-side -f objects.yaml`` (the reference: ratios are relative to it)
+  kubectl          ``kubectl apply --server-side -f objects.yaml`` (the reference: ratios are relative to it), the
+                   kubectl of the control plane's own pinned version (``tests/cluster/build --kubectl``)
   component        ``ansible-playbook`` with one ``nubes.cloud.component`` task (source = the manifest file)
   component-engine the same module code in-process (ComponentRun), without ansible-playbook's start-up
   kubernetes.core  ``ansible-playbook`` with one ``kubernetes.core.k8s`` task (``src`` = the manifest file,
@@ -54,6 +55,14 @@ def kubeconfig() -> str:
         return os.environ["KUBECONFIG"]
     out = subprocess.run([str(ROOT / "tests/cluster/up")], capture_output=True, text=True, check=True).stdout
     return out.strip().splitlines()[-1].partition("=")[2]
+
+
+def fair_kubectl_dir() -> str:
+    """Directory of the kubectl built from the control plane's pinned k8s.io/kubernetes (built when missing)."""
+    out = subprocess.run(
+        [str(ROOT / "tests/cluster/build"), "--kubectl"], capture_output=True, text=True, check=True, timeout=7200
+    ).stdout
+    return str(Path(out.strip().splitlines()[-1]).parent)
 
 
 def objects(count: int) -> List[Dict[str, Any]]:
@@ -115,7 +124,9 @@ class Bench:
         self.manifest = self.workdir / "objects.yaml"
         self.manifest.write_text(yaml.safe_dump_all(objects(count), sort_keys=False), encoding="utf-8")
         self.namespaces: List[str] = []
-        self.env = dict(os.environ, KUBECONFIG=config)
+        # kubectl of the control plane's pinned version first on PATH (built once by tests/cluster/build --kubectl)
+        kubectl_dir = fair_kubectl_dir()
+        self.env = dict(os.environ, KUBECONFIG=config, PATH=f"{kubectl_dir}{os.pathsep}{os.environ['PATH']}")
 
     def namespace(self, tool: str) -> str:
         name = f"bench-{tool}-{uuid.uuid4().hex[:6]}"
@@ -242,7 +253,8 @@ def markdown(report: Dict[str, Any]) -> str:
         "",
         f"Measured by `bench/component_bench.py` on {report['date']} ({report['machine']}): {report['objects']} "
         f"ConfigMaps (5 keys each), each tool in a fresh namespace of the local control plane (tests/cluster), "
-        f"best of {report['repeat']} run(s). Ratios are relative to `kubectl apply --server-side` (lower is faster).",
+        f"best of {report['repeat']} run(s). Ratios are relative to `kubectl apply --server-side` (lower is faster), "
+        "kubectl of the control plane's own pinned version (`tests/cluster/build --kubectl`).",
         "",
         "| tool | first apply (s) | ratio | no-op re-apply (s) | ratio |",
         "|---|---:|---:|---:|---:|",
@@ -320,7 +332,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         "objects": args.objects,
         "repeat": args.repeat,
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores shared",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores shared, load average"
+        f" {', '.join(f'{x:.2f}' for x in os.getloadavg())} at the end",
         "results": results,
         "ratios": ratios(results),
     }

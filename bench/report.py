@@ -113,7 +113,8 @@ def ok(flag: Optional[bool]) -> str:
     return "n/a" if flag is None else ("met" if flag else "**missed**")
 
 
-def targets(data: Dict[str, Dict[str, Any]]) -> Tuple[str, List[str]]:
+def targets(data: Dict[str, Dict[str, Any]], kept: Optional[List[List[str]]] = None) -> Tuple[str, List[str]]:
+    """The target table: rows from the results, then ``kept`` rows of areas not re-run (from the page)."""
     rows: List[List[str]] = []
     cloud = data.get("cloud", {})
     overhead = cloud.get("overhead")
@@ -138,28 +139,7 @@ def targets(data: Dict[str, Dict[str, Any]]) -> Tuple[str, List[str]]:
                 ok(measured <= limit),
             ]
         )
-    for size in data.get("component", {}).get("sizes", []):
-        ratios = size["ratios"]
-        n = size["objects"]
-        first = ratios.get("component/kubectl first apply", {}).get("median")
-        noop = ratios.get("component/kubectl no-op re-apply", {}).get("median")
-        if first is not None:
-            rows.append(
-                [f"component first apply <= 1.0x kubectl SSA ({n} objects)", f"{num(first)}x", ok(first <= 1.0)]
-            )
-        if noop is not None:
-            rows.append([f"component no-op re-apply <= 0.5x kubectl's ({n} objects)", f"{num(noop)}x", ok(noop <= 0.5)])
-        for reference, how in (("k8s", "one task, `src:` the manifest"), ("k8s-loop", "one task per object (loop)")):
-            k8s = ratios.get(f"{reference}/component first apply", {}).get("median")
-            k8s_noop = ratios.get(f"{reference}/component no-op re-apply", {}).get("median")
-            if n == 300 and k8s is not None:
-                rows.append(
-                    [
-                        f"component >= 10x faster than `kubernetes.core.k8s` ({how}, 300 objects)",
-                        f"first apply {num(k8s)}x, no-op {num(k8s_noop)}x faster",
-                        ok(k8s >= 10 and (k8s_noop or 0) >= 10),
-                    ]
-                )
+    rows.extend(component_targets(data.get("component", {})))
     inv = data.get("inventory")
     if inv:
         n = f"{inv['instances']:,}"
@@ -210,8 +190,68 @@ def targets(data: Dict[str, Dict[str, Any]]) -> Tuple[str, List[str]]:
                 ok(cold is not None and cold < 3.0),
             ]
         )
+    rows.extend(kept or [])
     missed = [row[0] for row in rows if row[2] != "met"]
     return table(["target", "measured (median)", ""], rows), missed
+
+
+def component_targets(comp: Dict[str, Any]) -> List[List[str]]:
+    """The component rows of the target table (issue 19's targets, and the earlier kubectl ones)."""
+    rows: List[List[str]] = []
+    for size in comp.get("sizes", []):
+        ratios, n = size["ratios"], size["objects"]
+        first = ratios.get("component/kubectl first apply", {}).get("median")
+        noop = ratios.get("component/kubectl no-op re-apply", {}).get("median")
+        if first is not None:
+            rows.append(
+                [f"component first apply <= 1.0x kubectl SSA ({n} objects)", f"{num(first)}x", ok(first <= 1.0)]
+            )
+        if noop is not None:
+            rows.append([f"component no-op re-apply <= 0.5x kubectl's ({n} objects)", f"{num(noop)}x", ok(noop <= 0.5)])
+        for phase, limit in (("first apply", 0.5), ("no-op re-apply", 0.3)):
+            ratio = ratios.get(f"component/k8s {phase}", {}).get("median")
+            if n == 300 and ratio is not None:
+                rows.append(
+                    [
+                        f"component {phase} of 300 objects <= {limit}x one `kubernetes.core.k8s` task (`src:`)",
+                        f"{num(ratio)}x",
+                        ok(ratio <= limit),
+                    ]
+                )
+    over = comp.get("overhead", {}).get("over_debug", {})
+    if over:
+        wall = over["component no-op over debug (wall)"]["median"]
+        ping = over["ping over debug (wall)"]["median"]
+        rows.append(
+            [
+                "component no-op task above a one-`debug`-task playbook <= +0.3 s",
+                f"+{num(wall)} s (`ansible.builtin.ping`: +{num(ping)} s)",
+                ok(wall <= 0.3),
+            ]
+        )
+    floor = comp.get("floor")
+    if floor:
+        ratio = floor["engine_over_floor"]["median"]
+        engine, limit = floor["engine_seconds"]["median"], floor["floor_seconds"]["median"]
+        rows.append(
+            [
+                f"engine first apply of {floor['objects']} objects in-process within 1.5x of the apiserver's own limit",
+                f"{num(ratio)}x ({num(engine)} s vs {num(limit)} s)",
+                ok(ratio <= 1.5),
+            ]
+        )
+    operator = comp.get("operator_set")
+    if operator:
+        for phase, what in (("no-op", "`kubectl apply --server-side`"), ("check+diff", "`kubectl diff --server-side`")):
+            ratio = operator["ratios"][f"component/kubectl {phase}"]["median"]
+            rows.append(
+                [
+                    f"operator set (~{operator['objects']} objects) {phase} <= 0.7x {what} (same kubectl)",
+                    f"{num(ratio)}x",
+                    ok(ratio <= 0.7),
+                ]
+            )
+    return rows
 
 
 def machine_section(data: Dict[str, Dict[str, Any]]) -> str:
@@ -227,9 +267,17 @@ def machine_section(data: Dict[str, Dict[str, Any]]) -> str:
             + (" (quick)" if content.get("quick") else "")
             for area, content in data.items()
         )
-        + ". Absolute times move with the load; the ratios are measured side by side in one run and move less.",
+        + ". Absolute times move with the load; the ratios are measured side by side in one run and move less."
+        + kept_note(data),
     ]
     return "\n".join(lines) + "\n"
+
+
+def kept_note(data: Dict[str, Dict[str, Any]]) -> str:
+    kept = [area for area in AREA_HEADINGS if area not in data and kept_section(current_block(), area)]
+    if not kept:
+        return ""
+    return f" The sections of {', '.join(kept)} are kept from an earlier run (their areas were not re-run)."
 
 
 def cpu_rows(cpu: Optional[Dict[str, Stat]]) -> List[List[str]]:
@@ -614,10 +662,12 @@ def component_section(comp: Dict[str, Any]) -> str:
         + (
             ", and `kubernetes.core.k8s` once per object (`loop` over the manifest's documents, one run, as"
             " playbooks that feed it a list of definitions do)"
-            if any("k8s-loop" in size["tools"] for size in comp["sizes"])
+            if any("k8s-loop" in size["tools"] for size in comp.get("sizes", []))
             else " (`bench/component_compare.py --with-loop` adds `kubernetes.core.k8s` once per object, a loop)"
         )
-        + "; kubectl as one `apply --server-side -f`. Module times are the task's time in the"
+        + "; kubectl as one `apply --server-side -f`: "
+        + kubectl_text(comp)
+        + ". Module times are the task's time in the"
         " playbook (module start-up included), kubectl's the process's. API calls: client side where the tool"
         " tells (the component's `api_calls`, kubectl's `-v=6` request lines), and the growth of the apiserver's"
         " `apiserver_request_total` for all of them (that one also counts the controllers' own requests in the"
@@ -629,15 +679,16 @@ def component_section(comp: Dict[str, Any]) -> str:
     series: Dict[str, List[Optional[Stat]]] = {}
     names = {
         "kubectl": "kubectl apply --server-side",
+        "kubectl (image)": "kubectl apply --server-side (the image's kubectl, reference)",
         "component": "nubes.cloud.component",
         "k8s": "kubernetes.core.k8s (one task, src:)",
         "k8s-loop": "kubernetes.core.k8s (one task per object, loop; one run)",
     }
-    for size in comp["sizes"]:
+    for size in comp.get("sizes", []):
         n = size["objects"]
         for phase in ("first apply", "no-op re-apply"):
             groups.append(f"{n} objects\n{phase}")
-            for tool in ("kubectl", "component", "k8s", "k8s-loop"):
+            for tool in ("kubectl", "kubectl (image)", "component", "k8s", "k8s-loop"):
                 figures = size["tools"].get(tool, {}).get(phase)
                 series.setdefault(names[tool], []).append(figures["seconds"] if figures else None)
                 if not figures:
@@ -676,7 +727,7 @@ def component_section(comp: Dict[str, Any]) -> str:
         table(["objects", "phase", "tool", "wall time", "API calls (client)", "apiserver requests", "peak RSS"], rows)
     )
     ratio_rows = []
-    for size in comp["sizes"]:
+    for size in comp.get("sizes", []):
         for key, stat in size["ratios"].items():
             ratio_rows.append([str(size["objects"]), key, span(stat, "x")])
     out.append("\nRatios, computed per run (same round, same cluster):\n\n")
@@ -692,7 +743,98 @@ def component_section(comp: Dict[str, Any]) -> str:
             log=True,
         )
     )
+    parts = (("overhead", overhead_part), ("costs", costs_part), ("floor", floor_part), ("operator_set", operator_part))
+    for part, render_part in parts:
+        if comp.get(part):
+            out.append(render_part(comp[part]))
     return "".join(out)
+
+
+def kubectl_text(comp: Dict[str, Any]) -> str:
+    versions = comp.get("kubectl", {})
+    return (
+        f"kubectl {versions.get('fair', 'n/a')} built from the control plane's own pinned `k8s.io/kubernetes`"
+        f" (`tests/cluster/build --kubectl`), and for reference the image's kubectl ({versions.get('image', 'n/a')},"
+        " a build behind a cloud SDK dispatcher) once per size up to 300 objects"
+    )
+
+
+def overhead_part(over: Dict[str, Any]) -> str:
+    """Whole playbooks: debug, ping, no-op component."""
+    labels = {"component no-op": f"one no-op `nubes.cloud.component` task ({over['objects']} objects)"}
+    rows = [
+        [labels.get(name, f"one `{name}` task"), span(figures["wall"], " s"), span(figures["cpu"], " s")]
+        for name, figures in over["playbooks"].items()
+    ]
+    for key, stat in over["over_debug"].items():
+        rows.append([key, span(stat, " s"), ""])
+    return (
+        "\n### Overhead of a task: whole playbooks side by side\n\n"
+        "`ansible-playbook` with one task, in turn: `ansible.builtin.debug` (runs in the controller, no module"
+        " process), `ansible.builtin.ping` (the smallest module: what every module task pays) and a no-op"
+        " `nubes.cloud.component` (applied once before). Wall time and the CPU seconds of `ansible-playbook` and"
+        " everything it ran (load-independent); the last rows are per-round differences to the debug playbook.\n\n"
+        + table(["playbook", "wall time", "CPU (user + system)"], rows)
+    )
+
+
+def costs_part(costs: Dict[str, Any]) -> str:
+    """CPU seconds of what a component task pays besides waiting for the API."""
+    rows = [[name, span(stat, " s", 3), str(runs(stat))] for name, stat in costs["cpu_seconds"].items()]
+    return (
+        "\n### Where a component task's CPU goes\n\n"
+        "CPU seconds (user + system, load-independent) of: the module processes themselves (the AnsiballZ payloads"
+        " of one `ansible.builtin.ping` task and one no-op component task of 300 objects, kept with"
+        " `ANSIBLE_KEEP_REMOTE_FILES` and re-run directly: each run compiles its module_utils from the payload's zip,"
+        " as AnsiballZ does); the same no-op in-process with the imports done (`ComponentRun`); the action plugin's"
+        " source read on the controller (a 300-object manifest file, and the operator set's kustomize overlay built"
+        " by `kubectl kustomize`, a child process); the record of a 300-object component written and read"
+        " (JSON, gzip above 64 KiB, one PUT / GET) (`bench/component_compare.py`, `measure_costs`).\n\n"
+        + table(["what", "CPU (user + system)", "runs"], rows)
+    )
+
+
+def floor_part(floor: Dict[str, Any]) -> str:
+    """The apiserver's own limit for the first apply, and the engine against it."""
+    rows = [[f"floor tool, {c} in flight", span(stat, " s", 3), ""] for c, stat in floor["concurrency"].items()]
+    rows.append(
+        [
+            "floor: the fastest concurrency of each round",
+            span(floor["floor_seconds"], " s", 3),
+            span(floor["floor_server_cpu"], " s", 3),
+        ]
+    )
+    rows.append(["engine in-process (8 workers)", span(floor["engine_seconds"], " s", 3), ""])
+    rows.append(["engine's own (client) CPU", span(floor["engine_client_cpu"], " s", 3), ""])
+    rows.append(["engine / floor, per round", span(floor["engine_over_floor"], "x"), ""])
+    return (
+        f"\n### The apiserver's own limit for a first apply of {floor['objects']} objects\n\n"
+        "`bench/apiserver_floor` (Go, standard library only) sends exactly the engine's server-side-apply creates"
+        " (same objects, labels, annotations, create guard) from 1 to 32 concurrent requests over one HTTP/2"
+        " connection, a client that costs next to nothing; the fastest concurrency is the apiserver's own limit on"
+        " this machine. The server's CPU seconds (kube-apiserver + etcd, from /proc) do not depend on the load."
+        " The engine runs `bench/engine_300.py`'s first apply in the same round (`bench/engine_floor.py`).\n\n"
+        + table(["run", "wall time", "server CPU"], rows)
+    )
+
+
+def operator_part(operator: Dict[str, Any]) -> str:
+    """The real-shaped operator install set against kubectl."""
+    rows = []
+    for tool, phases in operator["tools"].items():
+        label = "nubes.cloud.component (task time)" if tool == "component" else tool
+        rows.append([label, span(phases.get("no-op"), " s"), span(phases.get("check+diff"), " s")])
+    for key, stat in operator["ratios"].items():
+        rows.append([key, span(stat, "x"), ""])
+    return (
+        f"\n### Real-shaped operator install set (~{operator['objects']} objects, `{operator['shape']}`)\n\n"
+        "`tests/integration/component/manifest_sets.py`'s bundle (three CRDs, one over 256 KiB, RBAC, Deployments,"
+        " a webhook, a `ConfigMapList`, custom resources; a kustomize overlay of `../base`), a fresh copy per tool"
+        " and round, applied once, then: no-op = the component task again vs `kubectl apply --server-side -k`;"
+        " check+diff = the task with `check_mode` and `diff` vs `kubectl diff --server-side -k`. Both build the"
+        " overlay with the same kubectl (the component's action plugin runs `kubectl kustomize`)"
+        " (`bench/operator_set.py`).\n\n" + table(["tool", "no-op", "check+diff"], rows)
+    )
 
 
 COMPONENT_SECTION = "## Component engine"
@@ -779,8 +921,66 @@ SECTIONS: List[Tuple[str, Callable[[Dict[str, Any]], str]]] = [
 ]
 
 
+# The heading each area's section starts with, and the first words of its rows in the target table: an area
+# without a result file keeps its section and target rows from the page as it is (one area can be re-run alone).
+AREA_HEADINGS = {
+    "cloud": "## Cloud modules",
+    "parallel": PARALLEL_TITLE,
+    "scale": "## Scale",
+    "inventory": "## Inventory",
+    "generator": "## Generator",
+    "component": "## Components",
+    "emulator": "## Emulator",
+}
+AREA_TARGETS = {
+    "cloud": ("no-op generated module", "no-op cloud task", "polling latency"),
+    "parallel": ("three ",),
+    "inventory": ("inventory:",),
+    "generator": ("generator:",),
+    "component": ("component ", "engine ", "operator set"),
+}
+
+
+def current_block() -> str:
+    """The generated block of the page as it is now ("" when there is none)."""
+    if not DOC.exists():
+        return ""
+    text = DOC.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        return ""
+    return text.partition(BEGIN)[2].partition(END)[0]
+
+
+def kept_section(block: str, area: str) -> str:
+    """An area's section of the current block (heading to the next ``## ``), or ""."""
+    text = kept_section_named(block, AREA_HEADINGS[area])
+    return text.rstrip("\n") + "\n" if text else ""
+
+
+def kept_target_rows(block: str, areas: List[str]) -> List[List[str]]:
+    """Rows of the current target table that belong to ``areas``."""
+    prefixes = tuple(prefix for area in areas for prefix in AREA_TARGETS.get(area, ()))
+    rows = []
+    for line in kept_section_named(block, "## Targets").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 3 and prefixes and cells[0].startswith(prefixes):
+            rows.append(cells)
+    return rows
+
+
+def kept_section_named(block: str, heading: str) -> str:
+    lines = block.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith(heading)), None)
+    if start is None:
+        return ""
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "".join(lines[start:end])
+
+
 def render(data: Dict[str, Dict[str, Any]], analysis: str) -> str:
-    target_table, _missed = targets(data)
+    block = current_block()
+    missing = [area for area in AREA_HEADINGS if area not in data]
+    target_table, _missed = targets(data, kept_target_rows(block, missing))
     quick = any(content.get("quick") for content in data.values())
     parts = [
         BEGIN,
@@ -802,6 +1002,9 @@ def render(data: Dict[str, Dict[str, Any]], analysis: str) -> str:
     for area, section in SECTIONS:
         if area in data:
             parts.append("\n" + section(data[area]))
+        elif kept_section(block, area):
+            parts.append("\n" + kept_section(block, area))
+            continue  # the kept text holds whatever followed the section (the component bench chart)
         if area == "component" and DOC.exists():
             rows = component_bench_rows(DOC.read_text(encoding="utf-8"))
             if rows:
@@ -834,7 +1037,10 @@ def _refresh_load(block: str, area: str, content: Dict[str, Any]) -> str:
             entries, _sep, after = rest.partition(end)
             by_area = {entry.split(" ", 1)[0]: entry for entry in entries.split("; ") if entry}
             loads = ", ".join(str(x) for x in content["machine"]["load_average"])
-            by_area[area] = f"{area} {loads}" + (" (quick)" if content.get("quick") else "")
+            cpu_line = next((x for x in block.split("\n") if x.startswith("- CPU: ")), "")
+            cpu = content["machine"].get("cpu_model", "")
+            where = f" (on {cpu})" if cpu and cpu not in cpu_line else ""  # the page's CPU line is another run's
+            by_area[area] = f"{area} {loads}" + (" (quick)" if content.get("quick") else "") + where
             joined = "; ".join(by_area[name] for name in sorted(by_area))
             return block.replace(line, before + marker + joined + end + after)
     return block
@@ -865,11 +1071,23 @@ def splice_area(text: str, area: str, data: Dict[str, Dict[str, Any]], analysis:
         block = block[:start] + "\n" + block[start:] if start >= 0 else block.rstrip("\n") + "\n\n\n"
         start = start if start >= 0 else len(block) - 1
     end = block.find("\n## ", start + 1)
+    if area == "component":  # the chart of bench/component_bench.py's table follows the section (as in render)
+        rows = component_bench_rows(text)
+        section += ("\n" + component_bench_section(rows).rstrip("\n")) if rows else ""
     block = block[:start] + "\n" + section + "\n" + (block[end:] if end >= 0 else "\n")
     lines = block.split("\n")
     first = next(i for i, line in enumerate(lines) if line.startswith("| target |")) + 2
     last = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
-    for row in targets({area: data[area]})[0].strip("\n").split("\n")[2:]:
+    new_rows = targets({area: data[area]})[0].strip("\n").split("\n")[2:]
+    new_keys = {row.split(" | ")[0] for row in new_rows}
+    prefixes = tuple("| " + prefix for prefix in AREA_TARGETS.get(area, ()))
+    stale = [
+        i for i in range(first, last) if lines[i].startswith(prefixes) and lines[i].split(" | ")[0] not in new_keys
+    ]
+    for i in reversed(stale):  # rows of this area that it no longer measures (a target renamed or dropped)
+        del lines[i]
+        last -= 1
+    for row in new_rows:
         key = row.split(" | ")[0]
         same = [i for i in range(first, last) if lines[i].split(" | ")[0] == key]
         if same:

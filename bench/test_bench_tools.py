@@ -13,14 +13,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import component_compare
 import poll_simulation
+import regression
 import report
 from benchlib import summary
 
 
 def test_core_schedule_is_the_core_poller() -> None:
-    """The simulated core schedule is the core's own Poller: an immediate poll, then 0.25 s growing x1.6."""
+    """The simulated core schedule is the core's own Poller: an immediate poll, then every 10 % of the time waited
+    so far, at least 0.2 s (nubes/operations.py)."""
     polls = list(poll_simulation.core_polls(3.0))
-    assert polls[:5] == pytest.approx([0.0, 0.25, 0.65, 1.29, 2.314])
+    assert polls[:5] == pytest.approx([0.0, 0.2, 0.4, 0.6, 0.8])
+    assert polls[-2] - polls[-3] == pytest.approx(0.1 * polls[-3])  # past 2 s: 10 % of the time waited
 
 
 def test_fixed_interval_poller_sleeps_first() -> None:
@@ -77,6 +80,48 @@ def test_merge_keeps_the_component_section(tmp_path: Path, monkeypatch: pytest.M
     assert report.component_bench_rows(second) == [("kubectl apply --server-side -f", 40.1, 30.0)]
 
 
+def test_regression_check_fails_above_twenty_percent() -> None:
+    """A checked figure may be up to 20 % above its baseline; more fails; a figure without a baseline is reported."""
+    assert regression.compare({"ratio": 1.19, "new": 5.0}, {"ratio": 1.0}) == []
+    failures = regression.compare({"ratio": 1.21}, {"ratio": 1.0})
+    assert len(failures) == 1 and failures[0].startswith("ratio: 1.210 > 1.200")
+
+
+def test_regression_figures_are_read_from_the_component_results() -> None:
+    """The component area's checked figures come from the places component_compare.py writes them."""
+    stat = {"median": 0.4, "min": 0.3, "max": 0.5, "runs": 3}
+    results = {
+        "sizes": [{"objects": 300, "ratios": {"component/k8s first apply": stat}}],
+        "floor": {"engine_over_floor": stat},
+        "operator_set": {"ratios": {"component/kubectl no-op": stat}},
+    }
+    found = regression.figures("component", results)
+    assert found == {
+        "component/kubernetes.core.k8s, first apply, 300 objects": 0.4,
+        "engine first apply over the apiserver's floor": 0.4,
+        "operator set, component/kubectl no-op": 0.4,
+    }
+
+
+def test_report_keeps_the_sections_of_areas_not_rerun(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Re-running one area rewrites its section and target rows; the others stay as they were on the page."""
+    doc = tmp_path / "benchmarks.md"
+    block = (
+        "\n## Targets\n\n| target | measured (median) |  |\n|---|---|---|\n"
+        "| generator: render + check of all services < 3 s | 1.4 s | met |\n"
+        "| component old row | 1x | met |\n"
+        "\n## Generator: full render\n\nold generator figures\n"
+        "\n## Components: old\n\nold component figures\n"
+    )
+    doc.write_text(f"# Benchmarks\n\n{report.BEGIN}{block}{report.END}\n", encoding="utf-8")
+    monkeypatch.setattr(report, "DOC", doc)
+    block_now = report.current_block()
+    assert report.kept_section(block_now, "generator").startswith("## Generator: full render")
+    assert "old component figures" not in report.kept_section(block_now, "generator")
+    kept = report.kept_target_rows(block_now, ["generator"])
+    assert kept == [["generator: render + check of all services < 3 s", "1.4 s", "met"]]
+
+
 def parallel_result(ratio: float) -> dict[str, object]:
     stat = {"median": ratio, "min": ratio, "max": ratio, "runs": 1}
     keys = ("one", "sequential", "parallel", "floor")
@@ -115,3 +160,35 @@ def test_splice_updates_one_area_in_place(monkeypatch: pytest.MonkeyPatch) -> No
     assert "| **missed** |\n\n### What limits the targets that are missed\n\nnew text\n\n## Cloud" in once
     assert "each area: cloud 1, 2, 3; parallel 1.5, 2.0, 3.0; scale 4, 5, 6. Absolute" in once
     assert "each area: cloud 1, 2, 3; parallel 1.2, 2.0, 3.0; scale 4, 5, 6. Absolute" in twice
+
+
+def test_splice_of_the_component_area_drops_its_old_rows_and_keeps_the_engine_chart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`report.py --areas component`: target rows of the area that it no longer measures go, its measured rows are
+    replaced, other areas' rows stay, and the chart of bench/component_bench.py's table follows the section."""
+    monkeypatch.setattr(report, "bar_chart", lambda *args, **kwargs: "![chart](component_bench.png)\n")
+    sections = [(name, render) for name, render in report.SECTIONS if name != "component"]
+    sections.append(("component", lambda comp: "## Components: tools\n\nnew component figures\n"))
+    monkeypatch.setattr(report, "SECTIONS", sections)
+    engine = "engine first apply of 300 objects in-process within 1.5x of the apiserver's own limit"
+    page = (
+        f"# Benchmarks\n\n{report.BEGIN}\n\n## Targets\n\n| target | measured (median) |  |\n|---|---|---|\n"
+        "| component >= 10x faster than `kubernetes.core.k8s` | 0.90x | **missed** |\n"
+        f"| {engine} | 1.90x (1.90 s vs 1.00 s) | **missed** |\n| generator: render < 3 s | 1.4 s | met |\n"
+        "\n## Components: tools\n\nold component figures\n\n### Figures of `bench/component_bench.py`\n\nold chart\n"
+        "\n## Emulator throughput\n\nemulator figures\n"
+        f"{report.END}\n\n## Component engine\n\n"
+        "| tool | first apply (s) | ratio | no-op re-apply (s) | ratio |\n|---|---:|---:|---:|---:|\n"
+        "| `kubectl apply --server-side -f` | 40.10 | 1.00 | 30.00 | 1.00 |\n"
+    )
+    stat = {"median": 1.4, "min": 1.4, "max": 1.4, "runs": 1}
+    floor = {"objects": 300, "engine_over_floor": stat, "engine_seconds": stat}
+    floor["floor_seconds"] = {**stat, "median": 1.0}
+    data = {"component": {"floor": floor, "machine": {"load_average": [1.0, 2.0, 3.0]}}}
+    text = report.splice_area(page, "component", data)
+    assert "10x faster" not in text and "1.90x" not in text
+    assert f"| {engine} | 1.40x (1.40 s vs 1.00 s) | met |" in text
+    assert "| generator: render < 3 s | 1.4 s | met |" in text
+    assert "old component figures" not in text and "old chart" not in text
+    assert text.index("new component figures") < text.index("![chart](component_bench.png)") < text.index("## Emul")

@@ -5,7 +5,7 @@
 # into the bench-only venv .cache/bench-venv (with kubernetes.core for the component comparison).
 BENCH_TARGETS += bench-all
 
-.PHONY: bench-all bench-cloud bench-parallel bench-scale bench-gen bench-component-compare bench-emu bench-report
+.PHONY: bench-all bench-cloud bench-parallel bench-scale bench-gen bench-component-compare bench-emu bench-report bench-check
 
 bench-all: venv ## all benchmark areas, then rewrite docs/benchmarks.md (the component area starts a local cluster of its own)
 	$(PY) bench/run.py
@@ -28,7 +28,10 @@ bench-component-compare: venv ## component vs kubectl --server-side vs kubernete
 bench-emu: venv ## emulator throughput figures for the report (bench/emulator_throughput.py)
 	$(PY) bench/run.py --area emulator
 
+bench-check: venv ## check bench/results/*.json against bench/baselines/*.json (fails on a figure > 20 % worse)
+	$(PY) bench/regression.py
+
 bench-report: venv ## rewrite docs/benchmarks.md and its charts from bench/results/*.json
 	$(PY) bench/run.py --report-only
 
-MYPY_PATHS += bench/benchlib.py bench/cloud_bench.py bench/parallel_bench.py bench/scale_bench.py bench/component_compare.py bench/poll_simulation.py bench/run.py bench/report.py bench/test_bench_tools.py
+MYPY_PATHS += bench/benchlib.py bench/cloud_bench.py bench/parallel_bench.py bench/scale_bench.py bench/component_compare.py bench/poll_simulation.py bench/run.py bench/report.py bench/test_bench_tools.py bench/engine_floor.py bench/operator_set.py bench/regression.py

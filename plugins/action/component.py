@@ -85,7 +85,7 @@ class ActionModule(ActionBase):
         if not os.path.isfile(path):
             return value  # maybe a path on the host that runs the module
         with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
+            data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # a SafeLoader (libyaml)
         if not isinstance(data, dict):
             raise AnsibleActionFail(f"kubeconfig {value} is not a kubeconfig (YAML mapping)")
         base = os.path.dirname(path)

@@ -28,8 +28,9 @@ description:
 author:
   - nubes.cloud contributors (@nubes-cloud)
 requirements:
-  - kubernetes >= 31.0 (Python client, on the host that runs the module)
-  - jinja2 >= 3.1 and PyYAML
+  - urllib3 and PyYAML (on the host that runs the module)
+  - jinja2 >= 3.1, only for O(source_kind=templates)
+  - kubernetes >= 31.0 (Python client), only for kubeconfig users with an C(auth-provider) (gcp, oidc, azure)
   - google-auth and requests, only for O(gke)
   - C(kubectl) or C(kustomize), only for kustomize sources
   - C(helm) 3.8 or later on the controller, only for Helm chart sources
@@ -185,6 +186,10 @@ options:
       - Kubeconfig of the target cluster; a path on the controller or the target host, the kubeconfig's YAML text,
         or a dict (for example the output of a cloud module).
       - Tokens, keys and passwords in it are never shown in results.
+      - Read as kubectl reads it, by the collection itself; E(KUBECONFIG) may list several files (merged, the first
+        definition of a name wins); exec credential plugins (C(client.authentication.k8s.io/v1) and C(v1beta1))
+        are run and run again when their credential expires; users with an C(auth-provider) are loaded by the
+        C(kubernetes) Python package.
       - O(kubeconfig), O(host) and O(gke) are alternatives. Without any of them, the pod's service account is used
         when the module runs in a pod and no O(context) is given, else E(KUBECONFIG) or C(~/.kube/config) with
         O(context). O(ca_cert), O(validate_certs) and O(impersonate) apply on top of any of them.

@@ -38,14 +38,6 @@ try:
 except ImportError:  # pragma: no cover - reported by the module
     HAS_YAML = False
 
-try:
-    import jinja2
-    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
-
-    HAS_JINJA2 = True
-except ImportError:  # pragma: no cover - reported by the module
-    HAS_JINJA2 = False
-
 
 CONFIG_FILE = ".component-config.yaml"
 CONFIG_KEYS = ("values", "template_suffix", "ignore")
@@ -140,6 +132,17 @@ def _b64encode(value: Any) -> str:
     return base64.b64encode(str(value).encode("utf-8")).decode("ascii")
 
 
+def _jinja() -> Any:
+    """jinja2 with its sandbox, imported on first use: only template sources pay for it (tens of milliseconds of a
+    module run that applies plain manifests)."""
+    try:
+        import jinja2  # pylint: disable=import-outside-toplevel
+        import jinja2.sandbox  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        raise RenderError("the Python package jinja2 is required on the host running the module") from None
+    return jinja2
+
+
 def _b64decode(value: Any) -> str:
     return base64.b64decode(str(value)).decode("utf-8")
 
@@ -153,7 +156,7 @@ class _RequiredValueMissing(Exception):
 
 
 def _required(value: Any, message: str = "a required value is missing") -> Any:
-    if value is None or (HAS_JINJA2 and isinstance(value, jinja2.Undefined)) or value == "":
+    if value is None or isinstance(value, _jinja().Undefined) or value == "":
         raise _RequiredValueMissing(message)
     return value
 
@@ -168,12 +171,14 @@ def _plain(value: Any) -> Any:
 
 
 def _environment(render_input: RenderInput, sources: Mapping[str, str]) -> Any:
+    jinja2 = _jinja()
+
     def load(name: str) -> Tuple[str, str, Callable[[], bool]]:
         if name not in sources:
             raise jinja2.TemplateNotFound(name)
         return sources[name], name, lambda: True
 
-    env = ImmutableSandboxedEnvironment(
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
         loader=jinja2.FunctionLoader(load),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -217,6 +222,7 @@ def _template_line(exc: BaseException, name: str) -> Optional[int]:
 
 def render_template(env: Any, name: str, context: Mapping[str, Any]) -> str:
     """Render one file; errors carry ``file:line``."""
+    jinja2 = _jinja()
     try:
         return str(env.get_template(name).render(**context))
     except jinja2.TemplateSyntaxError as exc:
@@ -226,7 +232,7 @@ def render_template(env: Any, name: str, context: Mapping[str, Any]) -> str:
         raise RenderError(f"template {name}{_line_text(line)}: {exc}") from None
     except _RequiredValueMissing as exc:
         raise RenderError(f"template {name}{_line_text(_template_line(exc, name))}: {exc}") from None
-    except SecurityError as exc:
+    except jinja2.sandbox.SecurityError as exc:
         raise RenderError(
             f"template {name}{_line_text(_template_line(exc, name))}: not allowed in the sandbox: {exc}"
         ) from None
@@ -247,8 +253,8 @@ def _line_text(line: Optional[int]) -> str:
 
 def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
     """Render a directory of templates (every file a template unless a suffix is configured) into objects."""
-    if not HAS_JINJA2 or not HAS_YAML:
-        raise RenderError("the Python packages jinja2 and PyYAML are required on the host running the module")
+    if not HAS_YAML:
+        raise RenderError("the Python package PyYAML is required on the host running the module")
     files = dict(render_input.files)
     config = load_config(files)
     values = deep_merge(config.values, render_input.spec or {})

@@ -77,6 +77,16 @@ class ComponentStatus:
         return data
 
 
+def _copied(value: Any) -> Any:
+    """A copy of a status value (lists of flat dicts at most two levels deep): the record hands out and keeps
+    values nobody else changes, without paying ``copy.deepcopy`` for a large inventory on every step."""
+    if isinstance(value, list):
+        return [dict(entry) if isinstance(entry, dict) else entry for entry in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
 STATUS_FIELDS = (
     "observedGeneration",
     "appliedGeneration",
@@ -118,8 +128,7 @@ class ComponentRecord:
 
     def status(self) -> Dict[str, Any]:
         """The status returned to the task (C5): every field, absent timestamps as null."""
-        data = {name: copy.deepcopy(getattr(self, name)) for name in STATUS_FIELDS}
-        return data
+        return {name: _copied(getattr(self, name)) for name in STATUS_FIELDS}
 
     def to_dict(self) -> Dict[str, Any]:
         """Persisted form (status fields plus generation and placement; the other fields only when set)."""
@@ -136,7 +145,10 @@ class ComponentRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> ComponentRecord:
         """Inverse of ``to_dict``; unknown keys are ignored."""
         record = cls()
-        for name in (*STATUS_FIELDS, "generation", "placement", *OPTIONAL_FIELDS):
+        for name in (*STATUS_FIELDS, "generation", "placement"):
+            if name in data and data[name] is not None:
+                setattr(record, name, _copied(data[name]))
+        for name in OPTIONAL_FIELDS:  # a Helm chart's delete hooks are whole manifests: copied in depth (rare, small)
             if name in data and data[name] is not None:
                 setattr(record, name, copy.deepcopy(data[name]))
         return record

@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The REST client: one pooled HTTP connection to the API server, typed errors, a call counter and dry-run.
 
-Plain REST (JSON) through the urllib3 pool of a ``kubernetes.client.ApiClient``: TLS, client certificates and
-tokens come from the configuration ``connection.connect`` built, and one pool is shared by the worker threads of
+Plain REST (JSON) through the pool of a ``transport.Transport``: TLS, client certificates and tokens come from
+the ``kubeconfig.ClientConfig`` that ``connection.connect`` built, and one pool is shared by the worker threads of
 a run. Every call honours 429/5xx answers that carry ``Retry-After`` as client-go does (up to 10 retries, waiting
 what the server asks), so a transient "storage is (re)initializing" never fails a read or a write. With
 ``dry_run`` every write carries ``dryRun=All`` (kubernetes.core's ``_ensure_dry_run``): check mode runs the same
@@ -21,13 +21,14 @@ from urllib.parse import urlencode
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import Discovery, ResourceInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ConnectionFailed, NotFound, api_error
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.transport import Transport
 
 try:
     import urllib3
     from urllib3._collections import HTTPHeaderDict
 
     HAS_URLLIB3 = True
-except ImportError:  # pragma: no cover - the kubernetes package depends on urllib3
+except ImportError:  # pragma: no cover - reported by transport.open_transport
     HAS_URLLIB3 = False
 
 APPLY_PATCH = "application/apply-patch+yaml"
@@ -87,21 +88,20 @@ def retry_after(status: int, headers: Mapping[str, str], body: Any) -> Optional[
 
 
 class Connection:
-    """Plain REST calls against one API server, sharing the connection pool of an ``ApiClient``."""
+    """Plain REST calls against one API server, over the pool of a ``Transport``."""
 
     def __init__(
         self,
-        api_client: Any,
+        transport: Transport,
         impersonate_user: Optional[str] = None,
         impersonate_groups: Optional[Sequence[str]] = None,
         request_timeout: float = 60.0,
         dry_run: bool = False,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.api_client = api_client
-        self.configuration = api_client.configuration
-        self.pool = api_client.rest_client.pool_manager
-        self.host = str(self.configuration.host).rstrip("/")
+        self.transport = transport
+        self.pool = transport.pool
+        self.host = transport.host
         self.request_timeout = request_timeout
         self.dry_run = dry_run
         self.sleep = sleep
@@ -117,7 +117,7 @@ class Connection:
         """A connection on the same pool whose calls are counted apart (same identity unless ``impersonate`` is
         False: the un-impersonated identity)."""
         return Connection(
-            self.api_client,
+            self.transport,
             self.impersonate_user if impersonate else None,
             self.impersonate_groups if impersonate else None,
             self.request_timeout,
@@ -129,9 +129,9 @@ class Connection:
         headers: Dict[str, str] = {"Accept": accept or "application/json", "User-Agent": "nubes.cloud"}
         if content_type:
             headers["Content-Type"] = content_type
-        for setting in self.configuration.auth_settings().values():
-            if setting.get("in") == "header" and setting.get("value"):
-                headers[str(setting["key"])] = str(setting["value"])
+        authorization = self.transport.auth_header()
+        if authorization:
+            headers["Authorization"] = authorization
         return headers
 
     def _send(self, method: str, url: str, data: Optional[bytes], headers: Dict[str, str]) -> Any:
@@ -162,7 +162,7 @@ class Connection:
         url = self.host + path + ("?" + urlencode(params) if params else "")
         data = json.dumps(body).encode("utf-8") if body is not None else None
         for attempt in range(MAX_RETRY_AFTER_RETRIES + 1):
-            # the auth headers are read per attempt: a refreshed token (GKE) is picked up
+            # the auth header is read per attempt: a refreshed token (exec plugin, GKE, in-cluster) is picked up
             headers = self._headers(content_type if body is not None else None, accept)
             self.calls.add(method)
             try:

@@ -21,22 +21,18 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
-from ansible_collections.nubes.cloud.plugins.module_utils.kube import gke as gke_auth
+from ansible_collections.nubes.cloud.plugins.module_utils.kube import kubeconfig as kc
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import Connection, KubeApi
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import KubeConfigError
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.transport import open_transport
 
 try:
     import yaml
-    from kubernetes import client as k8s_client
-    from kubernetes import config as k8s_config
 
-    HAS_KUBERNETES = True
-    KUBERNETES_IMPORT_ERROR: Optional[str] = None
-except ImportError as exc:  # pragma: no cover - reported by connect()
-    HAS_KUBERNETES = False
-    KUBERNETES_IMPORT_ERROR = str(exc)
+    HAS_YAML = True
+except ImportError:  # pragma: no cover - ansible-core depends on PyYAML
+    HAS_YAML = False
 
-SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 SENSITIVE_KUBECONFIG_KEYS = (
     "token",
     "password",
@@ -68,15 +64,13 @@ class ConnectionOptions:
 
 def in_cluster() -> bool:
     """True inside a pod with a mounted service account token."""
-    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and os.path.isfile(
-        os.path.join(SERVICE_ACCOUNT_DIR, "token")
-    )
+    return kc.in_cluster()
 
 
 def pod_namespace() -> Optional[str]:
     """The pod's own namespace (service account mount), when running inside a pod."""
     try:
-        with open(os.path.join(SERVICE_ACCOUNT_DIR, "namespace"), encoding="utf-8") as handle:
+        with open(os.path.join(kc.SERVICE_ACCOUNT_DIR, "namespace"), encoding="utf-8") as handle:
             return handle.read().strip() or None
     except OSError:
         return None
@@ -92,9 +86,9 @@ def kubeconfig_dict(value: Any) -> Optional[Dict[str, Any]]:
         raise KubeConfigError("kubeconfig must be a path, the kubeconfig's YAML text, or a dict")
     if "\n" not in value and os.path.exists(os.path.expanduser(value)):
         return None
-    if "clusters" in value or "apiVersion" in value:
+    if ("clusters" in value or "apiVersion" in value) and HAS_YAML:
         try:
-            data = yaml.safe_load(value)
+            data = yaml.load(value, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # a SafeLoader (libyaml)
         except yaml.YAMLError:
             raise KubeConfigError("kubeconfig looks like inline content but is not valid YAML") from None
         if isinstance(data, dict):
@@ -117,68 +111,51 @@ def sensitive_values(value: Any) -> List[str]:
     return found
 
 
-def _host_configuration(options: ConnectionOptions) -> Any:
-    configuration = k8s_client.Configuration()
-    configuration.host = str(options.host).rstrip("/")
-    if options.api_key:
-        configuration.api_key = {"authorization": options.api_key}
-        configuration.api_key_prefix = {"authorization": "Bearer"}
-    return configuration
-
-
-def _kubeconfig_configuration(options: ConnectionOptions) -> Any:
+def _kubeconfig_client_config(options: ConnectionOptions) -> kc.ClientConfig:
     as_dict = kubeconfig_dict(options.kubeconfig)
-    path = os.path.expanduser(options.kubeconfig) if options.kubeconfig and as_dict is None else None
-    configuration = k8s_client.Configuration()
     try:
         if as_dict is not None:
-            k8s_config.load_kube_config_from_dict(as_dict, context=options.context, client_configuration=configuration)
-        elif path:
-            k8s_config.load_kube_config(config_file=path, context=options.context, client_configuration=configuration)
-        elif in_cluster() and not options.context:
-            k8s_config.load_incluster_config(client_configuration=configuration)
-        else:  # $KUBECONFIG as it is now (the kubernetes package reads it only once, when imported)
-            default = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
-            k8s_config.load_kube_config(
-                config_file=default, context=options.context, client_configuration=configuration
-            )
-    except (k8s_config.ConfigException, OSError) as exc:
+            return kc.client_config(kc.from_content(as_dict), options.context)
+        if options.kubeconfig:
+            return kc.client_config(kc.read_files(str(options.kubeconfig)), options.context)
+        if in_cluster() and not options.context:
+            return kc.in_cluster_config()
+        # $KUBECONFIG as it is now (a list of files, merged), else ~/.kube/config
+        default = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
+        return kc.client_config(kc.read_files(default), options.context)
+    except (KubeConfigError, OSError) as exc:
         raise KubeConfigError(
             f"cannot load the kubeconfig: {exc}; give kubeconfig (and context), host and api_key, or run inside a "
             "pod with a service account"
         ) from None
-    return configuration
 
 
-def configuration(options: ConnectionOptions) -> Any:
-    """The ``kubernetes.client.Configuration`` the options select (precedence in the module docstring)."""
-    if not HAS_KUBERNETES:
-        raise KubeConfigError(
-            f"the Python package 'kubernetes' is required on the host that runs the module: {KUBERNETES_IMPORT_ERROR}"
-        )
+def configuration(options: ConnectionOptions) -> kc.ClientConfig:
+    """Where the cluster is and how to authenticate, as the options select (precedence in the module docstring)."""
     given = [name for name in ("kubeconfig", "host", "gke") if getattr(options, name)]
     if len(given) > 1:
         raise KubeConfigError(f"{' and '.join(given)} are alternatives; give one of them")
     if options.gke:
-        config = gke_auth.configuration(options.gke)
+        from ansible_collections.nubes.cloud.plugins.module_utils.kube import gke  # pylint: disable=import-outside-toplevel
+
+        config = gke.client_config(options.gke)  # google-auth is imported only for GKE targets
     elif options.host:
-        config = _host_configuration(options)
+        token = kc.bearer(options.api_key) if options.api_key else None
+        config = kc.ClientConfig(host=str(options.host).rstrip("/"), authorization=kc.static(token))
     else:
-        config = _kubeconfig_configuration(options)
-    # overrides must be in place before the ApiClient builds its connection pool
+        config = _kubeconfig_client_config(options)
     if options.ca_cert:
-        config.ssl_ca_cert = options.ca_cert
+        config.ca_file, config.ca_data = options.ca_cert, None
     if not options.validate_certs:
-        config.verify_ssl = False
+        config.verify = False
     return config
 
 
 def connect(options: ConnectionOptions, pool_size: int = 16) -> KubeApi:
     """The REST client for the cluster the options select."""
-    config = configuration(options)
-    config.connection_pool_maxsize = pool_size
+    transport = open_transport(configuration(options), pool_size=pool_size)
     connection = Connection(
-        k8s_client.ApiClient(config),
+        transport,
         options.impersonate_user or None,
         list(options.impersonate_groups or []),
         options.request_timeout,

@@ -5,16 +5,14 @@ credentials), refreshed by google-auth when they expire; the cluster endpoint an
 
 from __future__ import annotations
 
-import atexit
 import base64
 import json
-import os
-import tempfile
 import threading
 from typing import Any, Dict, Mapping, Optional, Tuple
 from urllib.parse import quote
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import KubeConfigError
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.kubeconfig import ClientConfig, bearer
 
 try:
     import google.auth
@@ -27,13 +25,6 @@ try:
 except ImportError as exc:  # pragma: no cover - reported when gke is used
     HAS_GOOGLE_AUTH = False
     GOOGLE_AUTH_IMPORT_ERROR = str(exc)
-
-try:
-    from kubernetes import client as k8s_client
-
-    HAS_KUBERNETES = True
-except ImportError:  # pragma: no cover - reported by connection.connect
-    HAS_KUBERNETES = False
 
 
 DEFAULT_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
@@ -111,15 +102,8 @@ def cluster_endpoint(options: Mapping[str, Any], tokens: TokenSource) -> Tuple[s
     return host, ca
 
 
-def _ca_file(pem: str) -> str:
-    with tempfile.NamedTemporaryFile("w", prefix="nubes-gke-ca-", suffix=".pem", delete=False) as handle:
-        handle.write(pem)
-    atexit.register(os.unlink, handle.name)  # the module process is short-lived: remove it when it ends
-    return handle.name
-
-
-def configuration(options: Mapping[str, Any]) -> Any:
-    """A ``kubernetes.client.Configuration`` whose bearer token comes from google-auth (refreshed on expiry)."""
+def client_config(options: Mapping[str, Any]) -> ClientConfig:
+    """Where the GKE cluster is; the bearer token comes from google-auth (refreshed when it expires)."""
     tokens = TokenSource(credentials(options))
     endpoint = options.get("endpoint")
     ca_pem: Optional[str] = None
@@ -127,18 +111,11 @@ def configuration(options: Mapping[str, Any]) -> Any:
         host = str(endpoint) if str(endpoint).startswith("http") else f"https://{endpoint}"
     else:
         host, ca_pem = cluster_endpoint(options, tokens)
-    config = k8s_client.Configuration()
-    config.host = host.rstrip("/")
-    if options.get("ca_cert"):
-        config.ssl_ca_cert = options["ca_cert"]
-    elif ca_pem:
-        config.ssl_ca_cert = _ca_file(ca_pem)
-    config.verify_ssl = bool(options.get("validate_certs", True))
-    config.api_key = {"authorization": tokens.token()}
-    config.api_key_prefix = {"authorization": "Bearer"}
-
-    def refresh(conf: Any) -> None:
-        conf.api_key["authorization"] = tokens.token()
-
-    config.refresh_api_key_hook = refresh  # type: ignore[assignment]
-    return config
+    tokens.token()  # fails now, not at the first request, when no token can be had
+    return ClientConfig(
+        host=host.rstrip("/"),
+        ca_file=options.get("ca_cert") or None,
+        ca_data=None if options.get("ca_cert") else ca_pem,
+        verify=bool(options.get("validate_certs", True)),
+        authorization=lambda: bearer(tokens.token()),
+    )

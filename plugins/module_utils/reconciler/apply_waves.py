@@ -14,7 +14,6 @@ nothing waits for readiness.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time, parse_time
@@ -309,6 +308,20 @@ def _waves(desired: Sequence[DesiredObject], managed: Dict[ObjectKey, bool]) -> 
     return waves
 
 
+def _desired_set(objects: Sequence[Any], ctx: EngineContext) -> Tuple[List[DesiredObject], Dict[ObjectKey, str]]:
+    """The normalised objects and their digests (steps 1 to 5). A run passes the same objects to every step and
+    treats them as read-only (C2), so they are normalised and hashed once per run, not once per step; not cached
+    while the API server does not know a type's scope yet (a type an APIService of the set will serve)."""
+    cached = ctx.desired_cache
+    if cached is not None and cached[0] is objects and cached[1] == (len(objects), ctx.component_digest):
+        return cached[2], cached[3]
+    desired = normalise_objects(objects, ctx.namespace, ctx.markers, ctx.effective_defaults, ctx.api.discovery.scope)
+    digests = {d.key: item_digest(d.manifest, d.policies.reconcile_policy, ctx.component_digest) for d in desired}
+    if all(d.namespaced is not None for d in desired):
+        ctx.desired_cache = (objects, (len(objects), ctx.component_digest), desired, digests)
+    return desired, digests
+
+
 def apply(inventory: List[InventoryItem], objects: Sequence[Any], ctx: EngineContext) -> bool:
     """Apply the desired objects one step further; True when everything is applied, ready and pruned.
 
@@ -317,13 +330,12 @@ def apply(inventory: List[InventoryItem], objects: Sequence[Any], ctx: EngineCon
     """
     api = ctx.api
     api.discovery.reset_misses()
-    desired = normalise_objects(objects, ctx.namespace, ctx.markers, ctx.effective_defaults, api.discovery.scope)
+    desired, digests = _desired_set(objects, ctx)
     resources: Dict[ObjectKey, Optional[ResourceInfo]] = {
         d.key: api.discovery.resource(d.group, d.version, d.kind) for d in desired
     }
     desired_by_key = {d.key: d for d in desired}
-    inv = WorkingInventory(copy.deepcopy(list(inventory)))
-    digests = {d.key: item_digest(d.manifest, d.policies.reconcile_policy, ctx.component_digest) for d in desired}
+    inv = WorkingInventory([item.copy() for item in inventory])
 
     # Step 5: adoption checks for objects new to the inventory, then the new inventory.
     new = [d for d in desired if d.key not in inv.by_key]

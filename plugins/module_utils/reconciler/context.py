@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import utc_now
@@ -50,11 +50,16 @@ class EngineContext:
     _known_namespaces: Set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _normalised_defaults: Optional[Defaults] = None
+    _hashed_owner_id: Optional[Tuple[str, str]] = None
+    # apply_waves: (objects, (count, component digest), normalised objects, digests) of this run's desired set
+    desired_cache: Optional[Tuple[Any, Tuple[int, str], List[Any], Dict[Any, str]]] = None
 
     @property
     def hashed_owner_id(self) -> str:
-        """Label value of the owner id."""
-        return hash_owner_id(self.owner_id)
+        """Label value of the owner id (hashed once per owner id: every object's body and selector needs it)."""
+        if self._hashed_owner_id is None or self._hashed_owner_id[0] != self.owner_id:
+            self._hashed_owner_id = (self.owner_id, hash_owner_id(self.owner_id))
+        return self._hashed_owner_id[1]
 
     @property
     def dry_run(self) -> bool:

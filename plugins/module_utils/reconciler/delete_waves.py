@@ -3,8 +3,9 @@
 """Delete waves: pruning redundant items after an apply, deleting a whole component, and the deletion gate
 (reference 3.3 step 14, 3.4, 7.6).
 
-Waves run in ascending delete-order; within a wave managed instances go first, CRDs and APIServices once their
-instances are gone, and a namespace only when no inventory item lives in it. Orphan policies (the *last known*
+Waves run in ascending delete-order; within a wave managed instances go first, then the other objects by kind
+priority (the objects of one priority concurrently), CRDs and APIServices once their instances are gone, and a
+namespace only when no inventory item lives in it. Orphan policies (the *last known*
 policy of the item) and a foreign owner label orphan the object instead. In a dry run (check mode) every wave is
 sent as ``dryRun=All`` DELETEs in one call, nothing waits.
 """
@@ -25,6 +26,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ordering im
     API_SERVICE,
     CRD,
     NAMESPACE,
+    delete_priority,
     group_matches,
     is_managed_instance,
     is_type_definition,
@@ -156,9 +158,14 @@ def delete_waves(ctx: EngineContext, inv: WorkingInventory, for_component_deleti
                 pending += 1  # a namespace goes only when no inventory item lives in it
             else:
                 ready_others.append(item)
-        outcome = run_all(ctx, remove, ready_others)
-        inv.drop({key for key, result in outcome if result == _DROP})
-        pending += sum(1 for _key, result in outcome if result == _PENDING)
+        # Kind priorities in sequence (3.5: CRDs, then most kinds, then Services, ConfigMaps and Secrets, then
+        # namespaces, ...), the objects of one priority concurrently: the DELETEs reach the server in the
+        # reference's order, as they do in apply waves.
+        for priority in sorted({delete_priority(i.group, i.kind) for i in ready_others}):
+            batch = [i for i in ready_others if delete_priority(i.group, i.kind) == priority]
+            outcome = run_all(ctx, remove, batch)
+            inv.drop({key for key, result in outcome if result == _DROP})
+            pending += sum(1 for _key, result in outcome if result == _PENDING)
         if pending and not ctx.dry_run:
             return False
     if ctx.dry_run:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 # (group, kind, namespace, name): items match objects on GroupKind + namespace + name; the version is ignored.
@@ -64,6 +64,10 @@ class InventoryItem:
         """Human-readable reference for messages, e.g. ``Deployment apps/web in namespace default``."""
         gk = f"{self.kind}.{self.group}" if self.group else self.kind
         return f"{gk} {self.namespace}/{self.name}" if self.namespace else f"{gk} {self.name}"
+
+    def copy(self) -> InventoryItem:
+        """An independent copy (TypeInfo values are immutable, so copying the list suffices)."""
+        return replace(self, managedTypes=list(self.managedTypes))
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON form; ``namespace`` and ``managedTypes`` are omitted when empty (omitempty)."""

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import base64
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -100,11 +99,11 @@ def _strip_markers(metadata: Dict[str, Any], markers: Markers) -> None:
 def _normalise_one(raw: Any, index: int, markers: Markers) -> Dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise ValidationError(f"object #{index + 1} is not a mapping; each object must be a Kubernetes manifest")
-    manifest: Dict[str, Any] = copy.deepcopy(dict(raw))
+    # Copies of the levels normalisation changes (the object, its metadata, labels, annotations, Secret data), not
+    # of the whole object: a CRD's schema of hundreds of KiB is shared with the parsed source, never written to.
+    manifest: Dict[str, Any] = dict(raw)
     api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
-    metadata = manifest.get("metadata")
-    if not isinstance(metadata, dict):
-        metadata = {}
+    metadata = dict(manifest["metadata"]) if isinstance(manifest.get("metadata"), Mapping) else {}
     ref = f"object #{index + 1} ({kind or '?'} {metadata.get('name', '?')})"
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
         raise ValidationError(f"{ref}: apiVersion and kind are required")

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
@@ -23,17 +22,22 @@ def _metadata(obj: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def desired_body(manifest: Mapping[str, Any], digest: str, group: str, kind: str, ctx: EngineContext) -> Dict[str, Any]:
-    """The object as written: owner label and annotation, digest annotation, finalizer on type definitions (3.1)."""
-    body: Dict[str, Any] = copy.deepcopy(dict(manifest))
-    metadata = body.setdefault("metadata", {})
-    metadata.setdefault("labels", {})[ctx.markers.owner_label] = ctx.hashed_owner_id
-    annotations = metadata.setdefault("annotations", {})
-    annotations[ctx.markers.owner_label] = ctx.owner_id
-    annotations[ctx.markers.digest_annotation] = digest
+    """The object as written: owner label and annotation, digest annotation, finalizer on type definitions (3.1).
+    Only the metadata is copied: the rest (a CRD's schema) is shared with the desired object and never changed."""
+    body: Dict[str, Any] = dict(manifest)
+    metadata = dict(body.get("metadata") or {})
+    body["metadata"] = metadata
+    metadata["labels"] = {**(metadata.get("labels") or {}), ctx.markers.owner_label: ctx.hashed_owner_id}
+    metadata["annotations"] = {
+        **(metadata.get("annotations") or {}),
+        ctx.markers.owner_label: ctx.owner_id,
+        ctx.markers.digest_annotation: digest,
+    }
     if (group, kind) in (CRD, API_SERVICE):
-        finalizers = metadata.setdefault("finalizers", [])
+        finalizers = list(metadata.get("finalizers") or [])
         if ctx.markers.finalizer not in finalizers:
             finalizers.append(ctx.markers.finalizer)
+        metadata["finalizers"] = finalizers
     return body
 
 

@@ -31,11 +31,12 @@ STATUS_KEYS = {
 
 def test_create_then_rerun_changes_nothing(ansible: Ansible, kubectl, kube_namespace: str) -> None:
     """C1, C3, C5, C6, C7, C8: a new component is applied, Ready, its status has the seed's shape and is stored
-    in a labelled ConfigMap; the second run writes nothing (changed false)."""
+    in a labelled ConfigMap; the second run writes nothing (changed false), not even the record."""
     source = ansible.source("web")
     task = component(kube_namespace, "web", source=source, source_kind="templates", spec={"replicas": 2})
-    run = ansible.run([task, task])
-    first, second = run[0], run[1]
+    first = ansible.run([task])[0]
+    record_version = kubectl.json("get", "configmap", "cloud.nubes.component.web", "-n", kube_namespace)
+    second = ansible.run([task])[0]
     assert not first.get("failed"), first.get("msg")
     assert first["changed"] is True
     assert set(first["status"]) == STATUS_KEYS
@@ -64,6 +65,9 @@ def test_create_then_rerun_changes_nothing(ansible: Ansible, kubectl, kube_names
     assert second["objects"] == {"created": [], "updated": [], "deleted": [], "orphaned": []}
     assert second["status"]["revision"] == 1
     assert second["api_calls"].get("PATCH", 0) == 0 and second["api_calls"].get("POST", 0) == 0
+    record = kubectl.json("get", "configmap", "cloud.nubes.component.web", "-n", kube_namespace)
+    assert record["metadata"]["resourceVersion"] == record_version["metadata"]["resourceVersion"]
+    assert second["status"]["lastAppliedAt"] == first["status"]["lastAppliedAt"]
 
 
 def test_spec_change_updates_and_prunes(ansible: Ansible, kubectl, kube_namespace: str) -> None:

@@ -155,6 +155,36 @@ def test_delete_blocked() -> None:
     assert result.status.reason == "Timeout"
 
 
+def _no_persist(inventory: List[InventoryItem], status: ComponentStatus) -> None:
+    del inventory, status
+
+
+def test_last_applied_at_moves_only_when_objects_were_applied() -> None:
+    """C5: a run that finds a Ready component in sync writes no object and keeps lastAppliedAt (its record is then
+    not rewritten); a run that writes, or that makes the component Ready, sets it."""
+    ready = ComponentStatus()
+    ready.set("Ready", "Ready", "Dependent resources successfully reconciled", "2025-12-31T00:00:00Z")
+    ready.last_applied_at = "2025-12-31T00:00:00Z"
+    result = run_until_done("apply", [], ScriptedReconciler([True]), _no_persist, status=ready)  # type: ignore[arg-type]
+    assert result.done and result.status.last_applied_at == "2025-12-31T00:00:00Z"
+
+    writing = ScriptedReconciler([True])
+    writing.api.calls.add("PATCH")
+    before = ComponentStatus()
+    before.set("Ready", "Ready", "in sync", "2025-12-31T00:00:00Z")
+    before.last_applied_at = "2025-12-31T00:00:00Z"
+
+    def apply_with_a_write(*_args: Any) -> bool:
+        writing.api.calls.add("PATCH")
+        return True
+
+    writing.apply = apply_with_a_write  # type: ignore[method-assign]
+    result = run_until_done("apply", [], writing, _no_persist, status=before)  # type: ignore[arg-type]
+    assert result.status.last_applied_at == "2026-01-01T00:00:00Z"
+    first = run_until_done("apply", [], ScriptedReconciler([True]), _no_persist)  # type: ignore[arg-type]
+    assert first.status.last_applied_at == "2026-01-01T00:00:00Z"
+
+
 def _never_asked(*_args: Any) -> Tuple[bool, str]:
     raise AssertionError("the deletion gate is asked by the objects' delete step, not by the hooks' apply")
 

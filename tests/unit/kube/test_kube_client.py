@@ -18,6 +18,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import (
     NotFound,
     api_error,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.transport import Transport
 
 STORAGE_INITIALISING = {
     "kind": "Status",
@@ -51,24 +52,11 @@ class Pool:
         return self.answers.pop(0)
 
 
-class Configuration:
-    host = "https://127.0.0.1:6443"
-
-    @staticmethod
-    def auth_settings() -> Dict[str, Any]:
-        return {"BearerToken": {"in": "header", "key": "authorization", "value": "Bearer t"}}
-
-
-class ApiClient:
-    def __init__(self, pool: Pool) -> None:
-        self.configuration = Configuration()
-        self.rest_client = type("Rest", (), {"pool_manager": pool})()
-
-
 def client(answers: List[Response], dry_run: bool = False) -> Tuple[KubeApi, Pool, List[float]]:
     pool = Pool(answers)
     sleeps: List[float] = []
-    api = KubeApi(Connection(ApiClient(pool), dry_run=dry_run, sleep=sleeps.append))
+    transport = Transport("https://127.0.0.1:6443", pool, lambda: "Bearer t")
+    api = KubeApi(Connection(transport, dry_run=dry_run, sleep=sleeps.append))
     return api, pool, sleeps
 
 

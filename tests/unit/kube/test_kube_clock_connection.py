@@ -61,7 +61,7 @@ def test_host_token_and_overrides() -> None:
     """host + api_key as a bearer token; validate_certs and ca_cert apply on top of any source."""
     config = configuration(ConnectionOptions(host="https://10.0.0.1:6443/", api_key="tok", validate_certs=False))
     assert config.host == "https://10.0.0.1:6443"
-    assert config.api_key == {"authorization": "tok"} and config.verify_ssl is False
+    assert config.auth_header() == "Bearer tok" and config.verify is False
 
 
 def test_default_kubeconfig_when_not_in_a_pod(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -83,6 +83,11 @@ def test_desired_body_markers_and_finalizer() -> None:
     assert body["metadata"]["annotations"] == {"p/owner-id": "uid/ns/comp", "p/digest": "d1"}
     assert "finalizers" not in body["metadata"]
     assert manifest["metadata"] == {"name": "a", "labels": {"x": "y"}}  # input untouched
-    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "w"}}
+    crd: Dict[str, Any] = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "w", "finalizers": ["other/f"]},
+    }
     body = desired_body(crd, "d2", "apiextensions.k8s.io", "CustomResourceDefinition", Ctx)  # type: ignore[arg-type]
-    assert body["metadata"]["finalizers"] == ["p/finalizer"]
+    assert body["metadata"]["finalizers"] == ["other/f", "p/finalizer"]
+    assert crd["metadata"]["finalizers"] == ["other/f"], "the desired object's lists are not appended to"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import copy
 from typing import Any, Dict, Optional
 
 import pytest
@@ -160,7 +161,57 @@ def test_unknown_type_served_by_apiservice_in_same_set() -> None:
 
 
 def test_input_is_not_mutated() -> None:
-    """C2: the caller's objects are treated as read-only."""
+    """C2: the caller's objects are treated as read-only, though only the levels normalisation changes are copied
+    (object, metadata, labels, annotations, Secret data): a run normalises the same objects at every step."""
     original = cm("a", labels={"component.nubes.cloud/owner-id": "x"})
     norm(original)
     assert original["metadata"]["labels"] == {"component.nubes.cloud/owner-id": "x"}
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "s", "resourceVersion": "7", "annotations": {"component.nubes.cloud/digest": "d"}},
+        "data": {"a": "YQ=="},
+        "stringData": {"b": "b"},
+    }
+    before = copy.deepcopy(secret)
+    first, second = norm(secret)[0], norm(secret)[0]
+    assert secret == before
+    assert first.manifest == second.manifest and first.manifest["data"] == {"a": "YQ==", "b": "Yg=="}
+
+
+def test_a_run_normalises_and_hashes_its_objects_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every step of a run gets the same objects: they are normalised and hashed at the first step only, again for
+    other objects or a changed component digest, and never cached while a type's scope is unknown."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import apply_waves
+    from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext
+
+    calls = []
+    real = apply_waves.normalise_objects
+
+    def counting(*args: Any) -> Any:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(apply_waves, "normalise_objects", counting)
+    api = type("Api", (), {"discovery": type("D", (), {"scope": staticmethod(scope)})()})()
+    ctx = EngineContext(api=api, namespace="ns", owner_id="uid/ns/c")
+    objects = [cm("a"), cm("b")]
+    first = apply_waves._desired_set(objects, ctx)
+    assert apply_waves._desired_set(objects, ctx) is not None and len(calls) == 1
+    assert apply_waves._desired_set(objects, ctx)[0] is first[0]
+    apply_waves._desired_set(list(objects), ctx)
+    ctx.component_digest = "changed"
+    apply_waves._desired_set(objects, ctx)
+    assert len(calls) == 3
+    unknown = [{"apiVersion": "x.example/v1", "kind": "Served", "metadata": {"name": "s"}}]
+    unknown.append(
+        {
+            "apiVersion": "apiregistration.k8s.io/v1",
+            "kind": "APIService",
+            "metadata": {"name": "v1.x.example"},
+            "spec": {"group": "x.example", "version": "v1"},
+        }
+    )
+    apply_waves._desired_set(unknown, ctx)
+    apply_waves._desired_set(unknown, ctx)
+    assert len(calls) == 5

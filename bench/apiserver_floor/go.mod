@@ -1,0 +1,3 @@
+module nubes.invalid/bench/apiserver-floor
+
+go 1.26
