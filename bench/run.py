@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import regression
 from benchlib import BIN, ROOT, quick, save, summary
 
 BENCH = ROOT / "bench"
@@ -119,6 +120,9 @@ def run_area(area: str) -> None:
         generator_area()
     elif area == "emulator":
         emulator_area()
+    failures = regression.check(area)  # an area with checks: > 20 % worse than bench/baselines/<area>.json fails
+    if failures:
+        raise RuntimeError("regressed against its baseline: " + "; ".join(failures))
     print(f"bench: {area} took {time.perf_counter() - started:.0f} s", flush=True)
 
 

@@ -1,0 +1,140 @@
+"""Regression checks of `make bench` (not of `make test`): each checked figure of an area's results may be at most
+20 % worse than its committed baseline (bench/baselines/<area>.json), else the check fails.
+
+The checked figures of an area are data: a name and the key path of the figure in bench/results/<area>.json (a
+summary's median, or a plain number). They are ratios measured side by side in one run, CPU seconds, counts and
+latencies; all are "lower is better". The cloud rows are checked in both venvs (the runtime-only venv under the
+plain keys, the dev venv under `*_dev` / `dev`, issue 19).
+
+    .venv/bin/python bench/regression.py [--area cloud,scale,parallel]          check bench/results/<area>.json
+    .venv/bin/python bench/regression.py --update --area cloud                  write the baseline from the results
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+BASELINES = ROOT / "bench" / "baselines"
+TOLERANCE = 0.20
+
+CHECKS: Dict[str, List[Tuple[str, Tuple[str, ...]]]] = {
+    "cloud": [
+        ("no-op dummy / ping task, wall, runtime-only venv", ("overhead", "ratio")),
+        ("no-op dummy / ping task, wall, dev venv", ("overhead_dev", "ratio")),
+        (
+            "no-op dummy / ping module process, CPU, runtime-only venv",
+            ("overhead", "module_process_cpu_seconds", "ratio"),
+        ),
+        ("no-op dummy / ping module process, CPU, dev venv", ("overhead_dev", "module_process_cpu_seconds", "ratio")),
+        ("API calls per no-op task", ("overhead", "api_calls_per_noop")),
+        ("no-op dummy payload, bytes", ("overhead", "payload", "dummy", "payload_bytes")),
+        ("no-op dummy payload, files imported", ("overhead", "payload", "dummy", "files_imported")),
+        ("polling latency, 2 s operation, runtime-only venv", ("latency_short", "measured_task_return_after_dtFinish")),
+        ("polling latency, 2 s operation, dev venv", ("latency_short_dev", "measured_task_return_after_dtFinish")),
+    ],
+    "scale": [
+        ("50 instances forks 10, no-op / ping, runtime-only venv", ("figures", "noop_vs_ping")),
+        ("50 instances forks 10, no-op / ping, dev venv", ("dev", "figures", "noop_vs_ping")),
+        ("50 instances forks 10, first converge / ping, runtime-only venv", ("figures", "converge_vs_ping")),
+        ("50 instances forks 10, first converge / ping, dev venv", ("dev", "figures", "converge_vs_ping")),
+    ],
+    "parallel": [
+        ("three 6 s creates in parallel / one create, runtime-only venv", ("figures", "parallel_over_one")),
+        ("three 6 s creates in parallel / one create, dev venv", ("dev", "figures", "parallel_over_one")),
+    ],
+}
+
+
+def figure(data: Dict[str, Any], path: Tuple[str, ...]) -> Optional[float]:
+    """The value at `path`: a summary's median, or a plain number; None when the results do not hold it."""
+    value: Any = data
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    if isinstance(value, dict):
+        value = value.get("median")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def figures(area: str, data: Dict[str, Any]) -> Dict[str, float]:
+    """The checked figures present in an area's results."""
+    found: Dict[str, float] = {}
+    for name, path in CHECKS.get(area, []):
+        value = figure(data, path)
+        if value is not None:
+            found[name] = value
+    return found
+
+
+def compare(current: Dict[str, float], baseline: Dict[str, float]) -> List[str]:
+    """Failures: figures more than TOLERANCE above their baseline (one without a baseline is reported, not failed)."""
+    failures = []
+    for name, value in sorted(current.items()):
+        base = baseline.get(name)
+        if base is None:
+            print(f"bench-check: {name}: {value:.3f} (no baseline yet)")
+            continue
+        limit = base * (1 + TOLERANCE)
+        verdict = "ok" if value <= limit else "REGRESSED"
+        print(f"bench-check: {name}: {value:.3f} vs baseline {base:.3f} (limit {limit:.3f}) {verdict}")
+        if value > limit:
+            failures.append(f"{name}: {value:.3f} > {limit:.3f} (baseline {base:.3f} + {TOLERANCE:.0%})")
+    return failures
+
+
+def load(path: Path) -> Dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def check(area: str) -> List[str]:
+    """Check an area's current results against its baseline; the failures (empty: passed)."""
+    results, baseline = RESULTS / f"{area}.json", BASELINES / f"{area}.json"
+    if area not in CHECKS:
+        return []
+    if not results.exists():
+        return [f"no results for {area}: run its bench first"]
+    if not baseline.exists():
+        return [f"no baseline {baseline.relative_to(ROOT)}: record one with bench/regression.py --update --area {area}"]
+    return compare(figures(area, load(results)), load(baseline)["figures"])
+
+
+def update(area: str) -> Path:
+    """Write the baseline of an area from its current results."""
+    data = load(RESULTS / f"{area}.json")
+    BASELINES.mkdir(parents=True, exist_ok=True)
+    path = BASELINES / f"{area}.json"
+    content = {
+        "area": area,
+        "note": "written by bench/regression.py --update from a full (not quick) run; checked figures only",
+        "quick": data.get("quick", False),
+        "load_average": data.get("machine", {}).get("load_average"),
+        "figures": figures(area, data),
+    }
+    path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--area", default=",".join(CHECKS), help="comma-separated areas with checks")
+    parser.add_argument("--update", action="store_true", help="write the baselines from the current results")
+    args = parser.parse_args()
+    failed = False
+    for area in [a for a in args.area.split(",") if a]:
+        if args.update:
+            print(f"bench-check: wrote {update(area).relative_to(ROOT)}")
+            continue
+        failures = check(area)
+        for failure in failures:
+            print(f"bench-check: {area} FAILED: {failure}", file=sys.stderr)
+        failed = failed or bool(failures)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
