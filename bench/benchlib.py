@@ -25,6 +25,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / ".venv" / "bin"
+# The runtime-only venv (issue 19): requirements.txt + ansible-core, what an execution environment holds; made by
+# bench/setup.sh. The headline of the cloud rows; the dev venv (.venv, with ansible-lint, molecule...) beside it.
+RUNTIME_BIN = ROOT / ".cache" / "bench-runtime-venv" / "bin"
 RESULTS = ROOT / "bench" / "results"
 CALLBACKS = ROOT / "bench" / "callback_plugins"
 PLAYBOOK_TIMEOUT = 1800
@@ -143,6 +146,7 @@ class Playbooks:
     extra_env: dict[str, str] = field(default_factory=dict)
     collections_path: str = str(ROOT / ".collections")
     runs: int = 0
+    bin_dir: Path = BIN  # the venv of ansible-playbook and of the module processes (see venvs())
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -154,8 +158,8 @@ class Playbooks:
             ANSIBLE_LOCALHOST_WARNING="false",
             ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
             ANSIBLE_NOCOLOR="1",
-            ANSIBLE_PYTHON_INTERPRETER=str(BIN / "python"),
-            PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+            ANSIBLE_PYTHON_INTERPRETER=str(self.bin_dir / "python"),
+            PATH=f"{self.bin_dir}{os.pathsep}{env.get('PATH', '')}",
         )
         if self.endpoint:
             env.update(
@@ -176,7 +180,7 @@ class Playbooks:
         path.write_text(yaml.safe_dump(plays, sort_keys=False, allow_unicode=True), encoding="utf-8")
         env = self.env()
         env["NUBES_BENCH_TIMING_FILE"] = str(timing)
-        command = [str(BIN / "ansible-playbook"), "-i", inventory, "-f", str(forks), str(path)]
+        command = [str(self.bin_dir / "ansible-playbook"), "-i", inventory, "-f", str(forks), str(path)]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(
@@ -194,12 +198,12 @@ class Playbooks:
 
 
 def local_play(tasks: list[dict[str, Any]], hosts: str = "localhost") -> dict[str, Any]:
-    """One play on localhost (connection local, the venv's Python)."""
+    """One play on localhost (connection local, the Python of the venv that runs ansible-playbook)."""
     return {
         "hosts": hosts,
         "connection": "local",
         "gather_facts": False,
-        "vars": {"ansible_python_interpreter": str(BIN / "python")},
+        "vars": {"ansible_python_interpreter": "{{ ansible_playbook_python }}"},
         "tasks": tasks,
     }
 
@@ -221,3 +225,11 @@ def ensure_repo_on_path() -> None:
     for entry in (str(ROOT / ".collections"), str(ROOT)):
         if entry not in sys.path:
             sys.path.insert(0, entry)
+
+
+def venvs() -> dict[str, Path]:
+    """The venvs the cloud rows are measured in, headline first: `runtime-only` (made by bench/setup.sh when
+    missing) and `dev` (.venv)."""
+    if not (RUNTIME_BIN / "ansible-playbook").exists():
+        subprocess.run(["bash", str(ROOT / "bench" / "setup.sh")], check=True)
+    return {"runtime-only": RUNTIME_BIN, "dev": BIN}

@@ -2,7 +2,7 @@
 20 % worse than its committed baseline (bench/baselines/<area>.json), else the check fails.
 
 The checked figures are the ones that do not move with the shared machine's load: ratios measured side by side in
-one round, and CPU seconds. All are "lower is better".
+one round, CPU seconds, counts and latencies. All are "lower is better".
 
     .venv/bin/python bench/regression.py [--area component]          check bench/results/<area>.json
     .venv/bin/python bench/regression.py --update --area component   write the baseline from the current results
@@ -37,16 +37,52 @@ def _ratio(objects: int, key: str) -> Figure:
 
 
 def _path(*keys: str) -> Figure:
+    """The figure at a key path: a summary's median, or a plain number."""
+
     def read(data: Dict[str, Any]) -> Optional[float]:
         value: Any = data
         for key in keys:
             value = value.get(key) if isinstance(value, dict) else None
-        return _median(value)
+        if isinstance(value, dict):
+            return _median(value)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     return read
 
 
+# The cloud rows are checked in both venvs: the runtime-only venv under the plain keys, the dev venv under
+# `*_dev` / `dev` (issue 19).
 CHECKS: Dict[str, List[Tuple[str, Figure]]] = {
+    "cloud": [
+        ("no-op dummy / ping task, wall, runtime-only venv", _path("overhead", "ratio")),
+        ("no-op dummy / ping task, wall, dev venv", _path("overhead_dev", "ratio")),
+        (
+            "no-op dummy / ping module process, CPU, runtime-only venv",
+            _path("overhead", "module_process_cpu_seconds", "ratio"),
+        ),
+        (
+            "no-op dummy / ping module process, CPU, dev venv",
+            _path("overhead_dev", "module_process_cpu_seconds", "ratio"),
+        ),
+        ("API calls per no-op task", _path("overhead", "api_calls_per_noop")),
+        ("no-op dummy payload, bytes", _path("overhead", "payload", "dummy", "payload_bytes")),
+        ("no-op dummy payload, files imported", _path("overhead", "payload", "dummy", "files_imported")),
+        (
+            "polling latency, 2 s operation, runtime-only venv",
+            _path("latency_short", "measured_task_return_after_dtFinish"),
+        ),
+        ("polling latency, 2 s operation, dev venv", _path("latency_short_dev", "measured_task_return_after_dtFinish")),
+    ],
+    "scale": [
+        ("50 instances forks 10, no-op / ping, runtime-only venv", _path("figures", "noop_vs_ping")),
+        ("50 instances forks 10, no-op / ping, dev venv", _path("dev", "figures", "noop_vs_ping")),
+        ("50 instances forks 10, first converge / ping, runtime-only venv", _path("figures", "converge_vs_ping")),
+        ("50 instances forks 10, first converge / ping, dev venv", _path("dev", "figures", "converge_vs_ping")),
+    ],
+    "parallel": [
+        ("three 6 s creates in parallel / one create, runtime-only venv", _path("figures", "parallel_over_one")),
+        ("three 6 s creates in parallel / one create, dev venv", _path("dev", "figures", "parallel_over_one")),
+    ],
     "component": [
         ("component/kubernetes.core.k8s, first apply, 300 objects", _ratio(300, "component/k8s first apply")),
         ("component/kubernetes.core.k8s, no-op re-apply, 300 objects", _ratio(300, "component/k8s no-op re-apply")),

@@ -19,7 +19,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import Playbooks, api_calls, count_by_method, ensure_repo_on_path, local_play, quick, save, summary
+from benchlib import (
+    ROOT,
+    Playbooks,
+    api_calls,
+    count_by_method,
+    ensure_repo_on_path,
+    local_play,
+    quick,
+    save,
+    summary,
+    venvs,
+)
 
 ensure_repo_on_path()
 
@@ -34,18 +45,29 @@ def main() -> int:
     parser.add_argument("--forks", type=int, default=10)
     args = parser.parse_args()
     rounds = 1 if quick() else 3
+    started = time.perf_counter()
+    # Issue 19: the runtime-only venv is the headline (top-level figures), the dev venv beside it under "dev".
+    bins = venvs()
+    result = measure(args.instances, args.forks, rounds, bins["runtime-only"])
+    result["dev"] = measure(args.instances, args.forks, rounds, bins["dev"])
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    save("scale", result)
+    return 0
+
+
+def measure(instances: int, forks: int, rounds: int, bin_dir: Path) -> dict[str, Any]:
+    """First converge and no-op re-run of `instances` hosts, and the ping floor, in the venv of `bin_dir`."""
     figures: dict[str, list[float]] = {}
     methods: dict[str, dict[str, list[float]]] = {"converge": {}, "no-op": {}}
 
     def add(key: str, value: float) -> None:
         figures.setdefault(key, []).append(value)
 
-    started = time.perf_counter()
     with EmulatorServer(seed=1, op_duration=OPERATION_SECONDS) as emu:
-        playbooks = Playbooks(emu.endpoint, emu.token)
+        playbooks = Playbooks(emu.endpoint, emu.token, bin_dir=bin_dir)
         inventory = playbooks.workdir / "scale.ini"
         inventory.write_text(
-            "[bench]\n" + "".join(f"i{n:03d} ansible_connection=local\n" for n in range(args.instances)),
+            "[bench]\n" + "".join(f"i{n:03d} ansible_connection=local\n" for n in range(instances)),
             encoding="utf-8",
         )
         for index in range(rounds):
@@ -59,38 +81,36 @@ def main() -> int:
             ping = playbooks.run(
                 [local_play([{"name": "ping", "ansible.builtin.ping": {}}], hosts="bench")],
                 inventory=str(inventory),
-                forks=args.forks,
+                forks=forks,
             )
             add("ping_wall", ping.wall)
             for phase, expect_changed in (("converge", True), ("no-op", False)):
                 since = emu.last_seq
-                run = playbooks.run(play, inventory=str(inventory), forks=args.forks)
+                run = playbooks.run(play, inventory=str(inventory), forks=forks)
                 calls = api_calls(emu.requests(since=since))
                 changed = sum(1 for t in run.tasks if t.changed)
-                if len(run.tasks) != args.instances or changed != (args.instances if expect_changed else 0):
+                if len(run.tasks) != instances or changed != (instances if expect_changed else 0):
                     raise RuntimeError(f"scale {phase}: {len(run.tasks)} results, {changed} changed")
                 add(f"{phase}_wall", run.wall)
                 add(f"{phase}_calls", float(len(calls)))
-                add(f"{phase}_calls_per_instance", len(calls) / args.instances)
+                add(f"{phase}_calls_per_instance", len(calls) / instances)
                 add(f"{phase}_emulator_busy_seconds", sum(float(e.get("ms") or 0) for e in calls) / 1000)
                 add(f"{phase}_requests_per_second", len(calls) / run.wall)
                 for method, count in count_by_method(calls).items():
                     methods[phase].setdefault(method, []).append(float(count))
             add("converge_vs_ping", figures["converge_wall"][-1] / ping.wall)
             add("noop_vs_ping", figures["no-op_wall"][-1] / ping.wall)
-    result: dict[str, Any] = {
-        "instances": args.instances,
-        "forks": args.forks,
+    return {
+        "venv": str(bin_dir.parent.relative_to(ROOT)),
+        "instances": instances,
+        "forks": forks,
         "operation_seconds": OPERATION_SECONDS,
         "figures": {key: summary(values, 2) for key, values in figures.items()},
         "calls_by_method": {
             phase: {method: summary(values, 1) for method, values in sorted(by_method.items())}
             for phase, by_method in methods.items()
         },
-        "seconds": round(time.perf_counter() - started, 1),
     }
-    save("scale", result)
-    return 0
 
 
 if __name__ == "__main__":

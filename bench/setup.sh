@@ -35,3 +35,17 @@ with zipfile.ZipFile(wheel) as zf:
 print(f"extracted {prefix} from {wheel.name}")
 PY
 fi
+
+# The runtime-only venv of the cloud rows (issue 19): what an execution environment holds, i.e. the collection's
+# runtime requirements.txt and the same ansible-core as .venv, nothing else (no dev tools: httpx finds no
+# rich/click/pygments there). Rebuilt when requirements.txt or the ansible-core version changes.
+RUNTIME_VENV="$ROOT/.cache/bench-runtime-venv"
+ANSIBLE_CORE_VERSION="$("$ROOT/.venv/bin/python" -c 'from importlib.metadata import version; print(version("ansible-core"))')"
+RUNTIME_STAMP="$(cat "$ROOT/requirements.txt"; echo "ansible-core==$ANSIBLE_CORE_VERSION")"
+if [ ! -x "$RUNTIME_VENV/bin/ansible-playbook" ] || [ "$(cat "$RUNTIME_VENV/.stamp" 2>/dev/null)" != "$RUNTIME_STAMP" ]; then
+  echo "bench/setup.sh: creating $RUNTIME_VENV (requirements.txt + ansible-core==$ANSIBLE_CORE_VERSION)"
+  rm -rf "$RUNTIME_VENV"
+  "$("$ROOT/.venv/bin/python" -c 'import sys; print(sys._base_executable)')" -m venv "$RUNTIME_VENV"
+  "$RUNTIME_VENV/bin/pip" install --quiet -r "$ROOT/requirements.txt" "ansible-core==$ANSIBLE_CORE_VERSION"
+  printf '%s' "$RUNTIME_STAMP" >"$RUNTIME_VENV/.stamp"
+fi

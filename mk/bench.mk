@@ -10,7 +10,7 @@ BENCH_TARGETS += bench-all
 bench-all: venv ## all benchmark areas, then rewrite docs/benchmarks.md (the component area starts a local cluster of its own)
 	$(PY) bench/run.py
 
-bench-cloud: venv ## cloud modules: no-op vs ping, import time, API calls per action, polling latency (2 s, 60 s ops)
+bench-cloud: venv ## cloud modules: no-op vs ping, payload, import time, API calls per action, polling latency (2 s, 60 s ops); runtime-only and dev venv
 	$(PY) bench/run.py --area cloud
 
 bench-parallel: venv ## three 6 s creates: one after the other vs wait=false + one operation_info task (issue 18)

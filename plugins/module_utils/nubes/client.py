@@ -18,15 +18,9 @@ Secrets (the token and secret param values) are redacted from every message this
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
-
-try:
-    import httpx
-
-    HAS_HTTPX = True
-except ImportError:  # pragma: no cover - reported by the runner with a clear message
-    HAS_HTTPX = False
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     ApiError,
@@ -35,6 +29,23 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     OutcomeUnknownError,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import READ_METHODS, RetryPolicy
+
+# Module start-up (issue 19): `httpx/__init__.py` runs `from ._main import main`, its command-line client, which
+# imports rich, click and pygments whenever they are installed (any venv with ansible-lint or molecule), 0.05-0.08 s
+# of every module run. httpx catches that ImportError and defines a stub `main()`; a None entry in sys.modules makes
+# the import fail without loading anything. The entry is removed again, so only this process's httpx.main is the stub.
+_SKIP_HTTPX_CLI = "httpx" not in sys.modules and "httpx._main" not in sys.modules
+if _SKIP_HTTPX_CLI:
+    sys.modules["httpx._main"] = None  # type: ignore[assignment]
+try:
+    import httpx
+
+    HAS_HTTPX = True
+except ImportError:  # pragma: no cover - reported by the runner with a clear message
+    HAS_HTTPX = False
+finally:
+    if _SKIP_HTTPX_CLI:
+        del sys.modules["httpx._main"]
 
 REDACTED = "********"
 MAX_BODY_IN_MESSAGE = 500

@@ -15,11 +15,8 @@ from typing import Any, Dict, List, Mapping, Optional
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import argument_spec, module_kwargs
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError, NubesError
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.info import InfoTask
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.instance_task import InstanceTask
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import Poller
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateBackend
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.subresource_task import SubresourceTask
 
 
 class Runner:
@@ -65,14 +62,22 @@ class Runner:
             backend=self.backend,
             poller=self.poller,
         )
+        # Issue 19: each kind imports only its own task module, so a module process compiles one of the three
+        # (AnsiballZ ships all three: zipimport compiles a file only when it is imported).
         try:
             if self.kind == "instance":
+                from ansible_collections.nubes.cloud.plugins.module_utils.nubes.instance_task import InstanceTask
+
                 result = InstanceTask(ctx).run()
             elif self.kind == "subresource":
                 if not self.sub:
                     raise InputError("kind=subresource needs sub=<sub-resource name>")
+                from ansible_collections.nubes.cloud.plugins.module_utils.nubes.subresource_task import SubresourceTask
+
                 result = SubresourceTask(ctx, self.sub).run()
             elif self.kind == "info":
+                from ansible_collections.nubes.cloud.plugins.module_utils.nubes.info import InfoTask
+
                 result = InfoTask(ctx).run()
             else:
                 raise InputError(f"unknown module kind {self.kind!r}")
