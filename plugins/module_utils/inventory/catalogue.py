@@ -15,6 +15,7 @@ import pkgutil
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import lookup_dotted
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import load_service
 
@@ -98,19 +99,3 @@ def load_catalogue() -> Catalogue:
         if isinstance(spec, Mapping):
             entries.append(ServiceEntry(spec))
     return Catalogue(entries)
-
-
-def lookup_dotted(data: Mapping[str, Any], code: str) -> Any:
-    """`a.b.c` in a nested mapping (or a flat key holding the dots); None when absent.
-
-    The same reading as `nubes.context.lookup_dotted`; not imported from there because context.py brings the
-    state backends and the operation executor along (+70 ms on every inventory run, measured with -X importtime).
-    """
-    if code in data:
-        return data[code]
-    current: Any = data
-    for part in code.split("."):
-        if not isinstance(current, Mapping) or part not in current:
-            return None
-        current = current[part]
-    return current

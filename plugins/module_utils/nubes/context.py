@@ -16,7 +16,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.controller_job i
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, InputError, NotDeckApiError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid, lookup_dotted
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationExecutor, Poller
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec, load_service
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
@@ -262,14 +262,3 @@ def open_state_backend(params: Mapping[str, Any]) -> StateBackend:
         return KubernetesBackend.from_params(params)
     timeout = params.get("state_lock_timeout")
     return FileBackend(params.get("state_path") or default_state_path(), float(timeout) if timeout else None)
-
-
-def lookup_dotted(data: Mapping[str, Any], code: str) -> Any:
-    if code in data:
-        return data[code]
-    current: Any = data
-    for part in code.split("."):
-        if not isinstance(current, Mapping) or part not in current:
-            return None
-        current = current[part]
-    return current

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 UUID_FULL_RE = re.compile(r"^" + UUID_RE.pattern + r"$")
@@ -284,3 +284,15 @@ def unescape_entities(value: Optional[str]) -> Optional[str]:
     import html
 
     return html.unescape(value)
+
+
+def lookup_dotted(data: Mapping[str, Any], code: str) -> Any:
+    """`a.b.c` in a nested mapping, or a flat key holding the dots (outputs are read both ways); None when absent."""
+    if code in data:
+        return data[code]
+    current: Any = data
+    for part in code.split("."):
+        if not isinstance(current, Mapping) or part not in current:
+            return None
+        current = current[part]
+    return current
