@@ -145,46 +145,47 @@ seealso:
 """
 
 EXAMPLES = r"""
-# Each example below is its own inventory file, named in its first comment.
+# Each example is its own inventory file, named in its first comment. The first is written out; the others are
+# commented out here (one YAML document cannot hold several files): remove the "# " to use them.
 # inventory.nubes.yml - every live instance; endpoint and token from NUBES_API_ENDPOINT / NUBES_API_TOKEN.
 plugin: nubes.cloud.nubes
 
 # prod.nubes.yml - running databases only, grouped by realm and by an output, with a cache.
-plugin: nubes.cloud.nubes
-services: [postgres, redis, 92]
-statuses: [running]
-ansible_host_outputs:
-  postgres: [externalConnect.master.fqdn, externalConnect.master.ip]
-  redis: []
-keyed_groups:
-  - key: resource_realm
-    prefix: realm
-  - key: params.app_version | default('none')
-    prefix: postgres_version
-compose:
-  pg_dsn: "'postgresql://' ~ outputs['externalConnect.master.fqdn'] ~ ':5432/postgres'"
-groups:
-  small: params.resource_cpu | default(0) <= 500
-cache: true
-cache_plugin: ansible.builtin.jsonfile
-cache_connection: ~/.cache/nubes-inventory
-cache_timeout: 600
+# plugin: nubes.cloud.nubes
+# services: [postgres, redis, 92]
+# statuses: [running]
+# ansible_host_outputs:
+#   postgres: [externalConnect.master.fqdn, externalConnect.master.ip]
+#   redis: []
+# keyed_groups:
+#   - key: resource_realm
+#     prefix: realm
+#   - key: params.app_version | default('none')
+#     prefix: postgres_version
+# compose:
+#   pg_dsn: "'postgresql://' ~ outputs['externalConnect.master.fqdn'] ~ ':5432/postgres'"
+# groups:
+#   small: params.resource_cpu | default(0) <= 500
+# cache: true
+# cache_plugin: ansible.builtin.jsonfile
+# cache_connection: ~/.cache/nubes-inventory
+# cache_timeout: 600
 
 # list.nubes.yml - the fastest listing: no instance details, host names prefixed with the service.
-plugin: nubes.cloud.nubes
-instance_details: false
-hostname: "{{ service }}-{{ resource_name }}"
-default_groups: false
-keyed_groups:
-  - key: service
-    prefix: nubes
-  - key: status
-    prefix: nubes
+# plugin: nubes.cloud.nubes
+# instance_details: false
+# hostname: "{{ service }}-{{ resource_name }}"
+# default_groups: false
+# keyed_groups:
+#   - key: service
+#     prefix: nubes
+#   - key: status
+#     prefix: nubes
 
-# Token from a vaulted variable file passed with -e @secrets.yml, endpoint written here.
-plugin: nubes.cloud.nubes
-api_endpoint: https://lk-api-gateway.ngcloud.ru/api/v1/svc
-api_token: "{{ nubes_api_token }}"
+# vaulted.nubes.yml - the token from a vaulted variable file passed with -e @secrets.yml, the endpoint written here.
+# plugin: nubes.cloud.nubes
+# api_endpoint: https://lk-api-gateway.ngcloud.ru/api/v1/svc
+# api_token: "{{ nubes_api_token }}"
 """
 
 import hashlib  # noqa: E402  (inventory plugins document before importing)

@@ -97,9 +97,7 @@ data:
 """
 
 
-def test_check_diff_shows_a_recreated_object_created_again(
-    ansible: Ansible, kubectl, kube_namespace: str
-) -> None:
+def test_check_diff_shows_a_recreated_object_created_again(ansible: Ansible, kubectl, kube_namespace: str) -> None:
     """Check mode with update policy Recreate (a Helm hook's before-hook-creation): the object is reported as
     created again with its new content, as the real run does, not as removed; the cluster keeps the old one."""
     source = ansible.workdir / "recreated"
