@@ -427,7 +427,9 @@ def cloud_section(cloud: Dict[str, Any]) -> str:
             " (`.venv`, with ansible-lint, molecule and their dependencies).\n\n"
         )
         venvs = [(HEADLINE, overhead)] + ([("dev venv", cloud["overhead_dev"])] if cloud.get("overhead_dev") else [])
-        out.append(table(["", *[label for label, _ in venvs], "runs"], overhead_rows([o for _, o in venvs])))
+        labels = [label for label, _figures in venvs]
+        per_venv = [figures for _label, figures in venvs]
+        out.append(table(["", *labels, "runs"], overhead_rows(per_venv)))
         payload_rows = payload_table(overhead.get("payload"))
         if payload_rows:
             out.append(
@@ -448,10 +450,10 @@ def cloud_section(cloud: Dict[str, Any]) -> str:
             + bar_chart(
                 "cloud_overhead",
                 "Task wall time: ping vs no-op generated module",
-                [label.split(" (")[0] for label, _ in venvs],
+                [label.split(" (", maxsplit=1)[0] for label in labels],
                 [
-                    ("ansible.builtin.ping", [o["ping_seconds"] for _, o in venvs]),
-                    ("nubes.cloud.dummy no-op", [o["noop_seconds"] for _, o in venvs]),
+                    ("ansible.builtin.ping", [o["ping_seconds"] for o in per_venv]),
+                    ("nubes.cloud.dummy no-op", [o["noop_seconds"] for o in per_venv]),
                 ],
                 "seconds",
             )
