@@ -518,7 +518,7 @@ import contextlib  # noqa: E402
 import re  # noqa: E402  (ansible modules document before importing)
 import traceback  # noqa: E402
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import new_module  # noqa: E402
 
 try:
     from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
@@ -692,8 +692,8 @@ def build_task(module):
 
 def main():
     """Entry point: every failure is a ComponentError, caught here once."""
-    module = AnsibleModule(
-        argument_spec=ARGUMENT_SPEC,
+    module = new_module(
+        ARGUMENT_SPEC,
         mutually_exclusive=[["source", "templates", "definitions"], ["kubeconfig", "host", "gke"]],
         required_by={"api_key": "host"},
         supports_check_mode=True,

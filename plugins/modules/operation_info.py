@@ -5,8 +5,7 @@
 # DOCUMENTATION, EXAMPLES and RETURN are in the sidecar file operation_info.yml next to this file.
 from __future__ import annotations
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import new_module
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import argument_spec
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operation_wait import run_operation_info
@@ -21,8 +20,8 @@ ARGUMENT_SPEC = {
 
 
 def main() -> None:
-    module = AnsibleModule(
-        argument_spec=argument_spec(ARGUMENT_SPEC),
+    module = new_module(
+        argument_spec(ARGUMENT_SPEC),
         supports_check_mode=True,
         required_one_of=[["operation_uid", "operations"]],
         mutually_exclusive=[["operation_uid", "operations"]],

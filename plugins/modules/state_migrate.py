@@ -5,8 +5,7 @@
 # DOCUMENTATION, EXAMPLES and RETURN are in the sidecar file state_migrate.yml next to this file.
 from __future__ import annotations
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import new_module
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import env_fallback  # "" is unset
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
@@ -26,7 +25,7 @@ ARGUMENT_SPEC = {
 
 
 def main() -> None:
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module = new_module(ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
     try:
         source = FileBackend(params["state_path"] or default_state_path())

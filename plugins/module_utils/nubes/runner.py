@@ -114,16 +114,9 @@ def run_module(
     service: Mapping[str, Any], argument_spec_: Mapping[str, Any], kind: str = "instance", sub: Optional[str] = None
 ) -> None:
     """The generated module's main(): AnsibleModule adapter around Runner."""
-    from ansible.module_utils.basic import AnsibleModule
+    from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import new_module
 
-    full_spec = argument_spec(argument_spec_)
-    try:
-        module = AnsibleModule(argument_spec=full_spec, **module_kwargs(service, kind, sub))
-    except (TypeError, ValueError, OverflowError, AttributeError) as exc:
-        # ansible-core's own argument checks crash on some wrongly typed values (a dict option given a boolean,
-        # an int option given a 3-item list); the user gets a clean failure instead of a traceback.
-        _fail_before_module(exc, full_spec)
-        return
+    module = new_module(argument_spec(argument_spec_), **module_kwargs(service, kind, sub))
     runner = Runner(
         service, module.params, kind, sub, check_mode=module.check_mode, diff_mode=module._diff, no_log=module.no_log
     )
@@ -138,17 +131,3 @@ def run_module(
     for warning in runner.warnings:
         module.warn(warning)
     module.exit_json(**result)
-
-
-def _fail_before_module(exc: BaseException, full_spec: Mapping[str, Any]) -> None:
-    """fail_json through a second AnsibleModule whose options are all `raw` (nothing left to crash on, no_log
-    kept so secrets stay masked). Only the exception type is shown: its text could quote an option's value."""
-    from ansible.module_utils.basic import AnsibleModule
-
-    raw_spec = {name: {"type": "raw", "no_log": bool(spec.get("no_log"))} for name, spec in full_spec.items()}
-    module = AnsibleModule(argument_spec=raw_spec, supports_check_mode=True)
-    module.fail_json(
-        msg=f"invalid module arguments: Ansible's argument check failed with {type(exc).__name__}; an option has a "
-        "value of the wrong type (e.g. a dictionary option given a boolean, a number given a list). Check each "
-        "option's type in the module documentation (ansible-doc nubes.cloud.<module>) and fix the task"
-    )

@@ -68,6 +68,48 @@ def test_hostile_arguments(emu: EmulatorServer, tmp_path: Path, name: str, typed
     examples()
 
 
+ALL_MODULES = sorted(p.stem for p in (REPO / "plugins" / "modules").glob("*.py") if not p.stem.startswith("_"))
+
+
+SOME_UID = "00000000-0000-0000-0000-000000000001"
+#: Enough identity for each module kind that ansible-core reaches its type checks (a missing required option, or
+#: a missing sub-resource key, ends the check earlier).
+IDENTITY = {
+    **dict.fromkeys(("instance_uid", "parent_instance_uid", "operation_uid"), SOME_UID),
+    **dict.fromkeys(("name", "username", "db_name", "vhost_name"), "nf"),
+    "namespace": "default",
+}
+
+
+def _options(name: str, module: Any) -> dict[str, Any]:
+    """The options of `name` (the generated modules and operation_info add the common ones)."""
+    return dict(module.ARGUMENT_SPEC) if name in NOT_GENERATED else {**COMMON_OPTIONS, **module.ARGUMENT_SPEC}
+
+
+@pytest.mark.parametrize("name", ALL_MODULES)
+def test_non_finite_numbers_fail_cleanly(emu: EmulatorServer, tmp_path: Path, name: str) -> None:
+    """Bad input is a clear error before any write (beyond the seed, docs/dev/rules.md): `.inf`, `-.inf` or `.nan`
+    (what YAML gives for these words) in any numeric option of any module, the hand-written ones included, is a
+    clean fail_json naming the option or the failed check, with no write call. ansible-core's own int check
+    raises OverflowError on infinity; every module builds its AnsibleModule through `new_module()`, which turns
+    that into a failure."""
+    module = load(name)
+    options = _options(name, module)
+    numeric = sorted(option for option, spec in options.items() if spec.get("type") in ("int", "float"))
+    assert numeric, f"{name} has no numeric option"
+    base: dict[str, Any] = {} if name == "component" else {"state_path": str(tmp_path / "state.json")}
+    if name not in NOT_GENERATED:
+        base.update(api_endpoint=emu.endpoint, api_token=emu.token)
+    base.update({option: value for option, value in IDENTITY.items() if option in options})
+    since = emu.last_seq
+    for option in numeric:
+        for value in (float("inf"), float("-inf"), float("nan")):
+            result = call_module(module, {**base, option: value})
+            assert result.get("failed"), f"{name} {option}={value}: {result}"
+            assert option in result["msg"] or "invalid module arguments" in result["msg"], result
+    assert write_calls(emu.requests(since)) == []
+
+
 PLAYBOOK_CASES: list[tuple[str, dict[str, Any]]] = [
     ("dummy", {"resource_name": "pb-huge", "resource_realm": "dummy", "bodymessage": 7, "duration_ms": "x" * 100_000}),
     ("dummy", {"resource_name": "pb-nested", "resource_realm": {"a": [1, {"b": None}]}}),
@@ -76,6 +118,7 @@ PLAYBOOK_CASES: list[tuple[str, dict[str, Any]]] = [
     ("dns_record", {"resource_name": "pb-enum", "record_type": "{{ 7 * 7 }}"}),
     ("dummy", {"resource_name": "pb-core-crash", "resource_realm": "dummy", "map_fixed": False}),
     ("dummy", {"resource_name": "pb-core-int", "resource_realm": "dummy", "state_lock_timeout": [2**63, None, None]}),
+    ("operation_info", {"operation_uid": SOME_UID, "wait_timeout": float("inf")}),
     ("dummy", {"resource_name": "pb-choice", "resource_realm": "dummy; rm -rf /", "array_map_fixed_example": "x"}),
 ]
 

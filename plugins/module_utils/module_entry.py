@@ -1,0 +1,38 @@
+# Copyright: (c) 2026, nubes.cloud contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""AnsibleModule construction that ends in fail_json, never in a traceback (P35-P38: bad input is a clear error).
+
+ansible-core's own argument check raises instead of failing on a few wrongly typed values: an `int` option given
+`.inf` (OverflowError in `check_type_int`), a dictionary option given a boolean, a number given a 3-item list.
+Every module of the collection builds its AnsibleModule through `new_module()`, so each of these ends in a clean
+failure that says what to fix.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, NoReturn
+
+from ansible.module_utils.basic import AnsibleModule
+
+CRASHING_CHECKS = (TypeError, ValueError, OverflowError, AttributeError)
+
+
+def new_module(argument_spec: Mapping[str, Any], **kwargs: Any) -> AnsibleModule:
+    """`AnsibleModule(argument_spec=..., **kwargs)`, or a clean fail_json when ansible-core's check crashes."""
+    try:
+        return AnsibleModule(argument_spec=dict(argument_spec), **kwargs)
+    except CRASHING_CHECKS as exc:
+        fail_before_module(exc, argument_spec)
+
+
+def fail_before_module(exc: BaseException, argument_spec: Mapping[str, Any]) -> NoReturn:
+    """fail_json through a second AnsibleModule whose options are all `raw` (nothing left to crash on, no_log
+    kept so secrets stay masked). Only the exception type is shown: its text could quote an option's value."""
+    raw_spec = {name: {"type": "raw", "no_log": bool(spec.get("no_log"))} for name, spec in argument_spec.items()}
+    module = AnsibleModule(argument_spec=raw_spec, supports_check_mode=True)
+    module.fail_json(
+        msg=f"invalid module arguments: Ansible's argument check failed with {type(exc).__name__}; an option has a "
+        "value of the wrong type (e.g. a number given .inf or a list, a dictionary option given a boolean). Check "
+        "each option's type in the module documentation (ansible-doc nubes.cloud.<module>) and fix the task"
+    )
+    raise AssertionError("fail_json returned")  # unreachable: fail_json exits
