@@ -251,6 +251,14 @@ def _line_text(line: Optional[int]) -> str:
     return f", line {line}" if line else ""
 
 
+def _output_name(path: str, suffix: str) -> str:
+    """The rendered file's name: the configured suffix stripped, else a ``.j2`` suffix (``cm.yaml.j2`` gives
+    ``cm.yaml``, an object; kept, it named no manifest and the template's objects were dropped silently)."""
+    if suffix:
+        return path[: -len(suffix)]
+    return path[: -len(".j2")] if path.endswith(".j2") else path
+
+
 def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
     """Render a directory of templates (every file a template unless a suffix is configured) into objects."""
     if not HAS_YAML:
@@ -274,8 +282,7 @@ def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
         if suffix and not path.endswith(suffix):
             outputs[path] = sources[path]  # not a template: copied as it is
             continue
-        output_name = path[: -len(suffix)] if suffix else path
-        outputs[output_name] = render_template(env, path, context)
+        outputs[_output_name(path, suffix)] = render_template(env, path, context)
     if any(path.rsplit("/", 1)[-1] in KUSTOMIZATION_FILES and "/" not in path for path in outputs):
         return build_files(outputs, render_input.run_command, render_input.kustomize_command)
     objects: List[Dict[str, Any]] = []

@@ -59,6 +59,14 @@ def test_every_file_is_a_template_and_only_manifests_become_objects() -> None:
     ]
 
 
+def test_j2_files_are_manifests_without_a_config() -> None:
+    """C2: without ``.component-config.yaml`` every file is a template, and a ``.j2`` suffix is stripped, so
+    ``cm.yaml.j2`` gives objects like ``cm.yaml`` (it used to render to nothing, silently)."""
+    files = {"cm.yaml.j2": CM, "sub/other.yml.j2": CM.replace("{{ name }}", "other")}
+    names = sorted(o["metadata"]["name"] for o in _render(files))
+    assert names == ["deploy-name", "other"]
+
+
 def test_template_suffix_and_ignore() -> None:
     """Only files with the suffix are templates (suffix stripped); other files are copied; ignored files vanish."""
     files = {
