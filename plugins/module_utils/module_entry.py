@@ -27,12 +27,35 @@ def new_module(argument_spec: Mapping[str, Any], **kwargs: Any) -> AnsibleModule
 
 def fail_before_module(exc: BaseException, argument_spec: Mapping[str, Any]) -> NoReturn:
     """fail_json through a second AnsibleModule whose options are all `raw` (nothing left to crash on, no_log
-    kept so secrets stay masked). Only the exception type is shown: its text could quote an option's value."""
+    kept so secrets stay masked), naming the options whose check crashes. Only the exception type is shown: its
+    text could quote an option's value."""
     raw_spec = {name: {"type": "raw", "no_log": bool(spec.get("no_log"))} for name, spec in argument_spec.items()}
     module = AnsibleModule(argument_spec=raw_spec, supports_check_mode=True)
+    culprits = [
+        name
+        for name, value in module.params.items()
+        if value is not None and _check_crashes(name, argument_spec[name], value)
+    ]
+    where = f"option {', '.join(culprits)}" if culprits else "an option"
     module.fail_json(
-        msg=f"invalid module arguments: Ansible's argument check failed with {type(exc).__name__}; an option has a "
-        "value of the wrong type (e.g. a number given .inf or a list, a dictionary option given a boolean). Check "
-        "each option's type in the module documentation (ansible-doc nubes.cloud.<module>) and fix the task"
+        msg=f"invalid module arguments: Ansible's argument check failed with {type(exc).__name__} on {where}; "
+        "it has a value of the wrong type (e.g. a number given .inf or a list, a dictionary option given a "
+        f"boolean). Check the option's type in `ansible-doc {_documented_name(module)}` and fix the task"
     )
     raise AssertionError("fail_json returned")  # unreachable: fail_json exits
+
+
+def _check_crashes(name: str, spec: Mapping[str, Any], value: Any) -> bool:
+    """Whether ansible-core's check of this one option raises (rather than reporting an error)."""
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+    try:
+        ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
+    except CRASHING_CHECKS:
+        return True
+    return False
+
+
+def _documented_name(module: AnsibleModule) -> str:
+    name = str(getattr(module, "_name", "") or "")
+    return name if name.startswith("nubes.cloud.") else "nubes.cloud.<module>"

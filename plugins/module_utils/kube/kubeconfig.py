@@ -229,7 +229,8 @@ class ExecCredentials:
         env = dict(os.environ, **self.env, KUBERNETES_EXEC_INFO=self._exec_info())
         try:
             # No AnsibleModule.run_command here: the connection layer (component engine, state backend) is given no
-            # module; client-go and the kubernetes package run exec plugins as a child process just the same.
+            # module, and run_command has no timeout, which a hung plugin needs (unbounded waits are a defect);
+            # client-go and the kubernetes package run exec plugins as a child process just the same.
             proc = subprocess.run(  # pylint: disable=ansible-bad-function
                 self.argv, cwd=self.cwd, env=env, capture_output=True, text=True, check=False, timeout=300
             )

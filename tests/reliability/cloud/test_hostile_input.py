@@ -90,7 +90,7 @@ def _options(name: str, module: Any) -> dict[str, Any]:
 def test_non_finite_numbers_fail_cleanly(emu: EmulatorServer, tmp_path: Path, name: str) -> None:
     """Bad input is a clear error before any write (beyond the seed, docs/dev/rules.md): `.inf`, `-.inf` or `.nan`
     (what YAML gives for these words) in any numeric option of any module, the hand-written ones included, is a
-    clean fail_json naming the option or the failed check, with no write call. ansible-core's own int check
+    clean fail_json naming the option, with no write call. ansible-core's own int check
     raises OverflowError on infinity; every module builds its AnsibleModule through `new_module()`, which turns
     that into a failure."""
     module = load(name)
@@ -106,7 +106,7 @@ def test_non_finite_numbers_fail_cleanly(emu: EmulatorServer, tmp_path: Path, na
         for value in (float("inf"), float("-inf"), float("nan")):
             result = call_module(module, {**base, option: value})
             assert result.get("failed"), f"{name} {option}={value}: {result}"
-            assert option in result["msg"] or "invalid module arguments" in result["msg"], result
+            assert option in result["msg"], result
     assert write_calls(emu.requests(since)) == []
 
 
