@@ -251,12 +251,11 @@ def _line_text(line: Optional[int]) -> str:
     return f", line {line}" if line else ""
 
 
-def _output_name(path: str, suffix: str) -> str:
-    """The rendered file's name: the configured suffix stripped, else a ``.j2`` suffix (``cm.yaml.j2`` gives
-    ``cm.yaml``, an object; kept, it named no manifest and the template's objects were dropped silently)."""
-    if suffix:
-        return path[: -len(suffix)]
-    return path[: -len(".j2")] if path.endswith(".j2") else path
+def _dropped_template(outputs: Mapping[str, str]) -> Optional[str]:
+    """A ``*.yaml.j2``-style file among the rendered outputs: it keeps its name (component-operator-runtime's rule
+    when no suffix is configured), so it is no manifest and its objects would be dropped without a word."""
+    templates = (path for path in sorted(outputs) if path.endswith(".j2"))
+    return next((path for path in templates if path[: -len(".j2")].endswith(MANIFEST_SUFFIXES)), None)
 
 
 def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
@@ -282,9 +281,17 @@ def render_files(render_input: RenderInput) -> List[Dict[str, Any]]:
         if suffix and not path.endswith(suffix):
             outputs[path] = sources[path]  # not a template: copied as it is
             continue
-        outputs[_output_name(path, suffix)] = render_template(env, path, context)
+        output_name = path[: -len(suffix)] if suffix else path
+        outputs[output_name] = render_template(env, path, context)
     if any(path.rsplit("/", 1)[-1] in KUSTOMIZATION_FILES and "/" not in path for path in outputs):
         return build_files(outputs, render_input.run_command, render_input.kustomize_command)
+    dropped = _dropped_template(outputs) if not suffix else None
+    if dropped:
+        raise RenderError(
+            f"template {dropped}: without a template_suffix every file is a template and keeps its name, so "
+            f"{dropped} is no manifest and its objects would be dropped; set `template_suffix: .j2` in {CONFIG_FILE} "
+            "(the suffix is then stripped), or rename the file"
+        )
     objects: List[Dict[str, Any]] = []
     for path in sorted(outputs):
         if path.endswith(MANIFEST_SUFFIXES):

@@ -59,12 +59,17 @@ def test_every_file_is_a_template_and_only_manifests_become_objects() -> None:
     ]
 
 
-def test_j2_files_are_manifests_without_a_config() -> None:
-    """C2: without ``.component-config.yaml`` every file is a template, and a ``.j2`` suffix is stripped, so
-    ``cm.yaml.j2`` gives objects like ``cm.yaml`` (it used to render to nothing, silently)."""
-    files = {"cm.yaml.j2": CM, "sub/other.yml.j2": CM.replace("{{ name }}", "other")}
-    names = sorted(o["metadata"]["name"] for o in _render(files))
-    assert names == ["deploy-name", "other"]
+def test_a_j2_manifest_without_a_suffix_is_an_error() -> None:
+    """C2: without a ``template_suffix`` every file is a template and keeps its name (component-operator-runtime's
+    rule), so ``cm.yaml.j2`` is no manifest; rather than dropping its objects silently, rendering fails and says
+    how to fix it. With the suffix configured the same file gives its objects."""
+    files = {"cm.yaml.j2": CM, "plain.yaml": CM.replace("{{ name }}", "plain")}
+    with pytest.raises(RenderError, match=r"template cm.yaml.j2: .*set `template_suffix: .j2`"):
+        _render(files)
+    names = sorted(
+        o["metadata"]["name"] for o in _render({**files, ".component-config.yaml": "template_suffix: .j2\n"})
+    )
+    assert names == ["deploy-name", "plain"]
 
 
 def test_template_suffix_and_ignore() -> None:
