@@ -34,6 +34,24 @@ def test_template_sandbox_blocks_code(ansible: Ansible, tmp_path, kube_namespace
     assert "cm.yaml" in result["msg"]
 
 
+def test_j2_manifest_without_a_template_suffix_is_an_error(
+    ansible: Ansible, kubectl, kube_namespace: str, tmp_path
+) -> None:
+    """C2: without ``template_suffix`` a template keeps its name (component-operator-runtime's rule), so
+    ``cm.yaml.j2`` gives no object; the task fails, names the file and ``template_suffix: .j2``, and applies
+    nothing of the set (not even the plain ``other.yaml``)."""
+    source = tmp_path / "j2"
+    source.mkdir()
+    (source / "cm.yaml.j2").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: j2-cm\n", encoding="utf-8")
+    (source / "other.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: j2-other\n", encoding="utf-8"
+    )
+    result = ansible.run([component(kube_namespace, "j2", source=str(source), source_kind="templates")])[0]
+    assert result["failed"] is True
+    assert "template cm.yaml.j2" in result["msg"] and "template_suffix: .j2" in result["msg"]
+    assert kubectl("get", "configmap", "j2-other", "-n", kube_namespace, check=False).returncode != 0
+
+
 def test_unknown_policy_value_is_rejected(ansible: Ansible, kube_namespace: str) -> None:
     """C15: policy values are validated by the argument spec."""
     result = ansible.run(
