@@ -80,7 +80,9 @@ class ParamConverter:
     def for_create(self, desired: Mapping[str, str], operation: str = "create") -> Dict[str, str]:
         """Values for a create: the task's, else the API default, else the zero value (P35/P36).
 
-        Fails before any write when a param required by the create has neither a value nor a default.
+        Fails before any write when a param required by the create has neither a value nor a default, or is
+        given as "": validate-cfs counts an empty value as not filled and refuses it, after the instance
+        and the operation already exist.
         """
         result = dict(desired)
         missing: List[str] = []
@@ -89,6 +91,8 @@ class ParamConverter:
             if code in result or not param.in_operation(operation):
                 if code in result and param.type == "map-fixed" and result[code] in ("", "{}"):
                     result[code] = self._map_fixed_text({}, param)  # P36: "{}" -> defaults
+                elif result.get(code) == "" and param.required and param.in_operation(operation):
+                    missing.append(param.option)
                 continue
             if param.type == "map-fixed":
                 result[code] = self._map_fixed_text({}, param)  # P36 (P39: absent -> built default or "{}")
@@ -100,9 +104,8 @@ class ParamConverter:
                 result[code] = zero_value(param.type)  # P35
         if missing:
             raise InputError(
-                "missing required parameter(s) for {}: {}; set them in the task".format(
-                    operation, ", ".join(sorted(missing))
-                )
+                "missing required parameter(s) for {}: {}; set them in the task (an empty string counts as not "
+                "set)".format(operation, ", ".join(sorted(missing)))
             )
         return result
 

@@ -119,6 +119,7 @@ PLAYBOOK_CASES: list[tuple[str, dict[str, Any]]] = [
     ("dummy", {"resource_name": "pb-core-crash", "resource_realm": "dummy", "map_fixed": False}),
     ("dummy", {"resource_name": "pb-core-int", "resource_realm": "dummy", "state_lock_timeout": [2**63, None, None]}),
     ("operation_info", {"operation_uid": SOME_UID, "wait_timeout": float("inf")}),
+    ("s3_bucket", {"resource_name": "pb-empty-required", "bucket_name": "", "s3_user_uid": ""}),
     ("dummy", {"resource_name": "pb-choice", "resource_realm": "dummy; rm -rf /", "array_map_fixed_example": "x"}),
 ]
 

@@ -90,6 +90,18 @@ def test_required_without_default_fails_before_any_write() -> None:
         conv.for_create({})
 
 
+def test_required_given_as_an_empty_string_fails_before_any_write() -> None:
+    """Bad input fails with a clear message before any write: validate-cfs counts "" as not filled, so a required param
+    given as "" is missing (it used to pass, and validate-cfs refused it after the instance was created). An
+    optional param may be "", and a map-fixed "" still takes its defaults (P36)."""
+    conv = ParamConverter(
+        [p("bucketName", required=True, option="bucket_name"), p("descr", option="description"), p("m", "map-fixed")]
+    )
+    with pytest.raises(InputError, match=r"missing required parameter\(s\) for create: bucket_name; .*empty string"):
+        conv.for_create({"bucketName": "", "descr": ""})
+    assert conv.for_create({"bucketName": "b", "descr": "", "m": ""}) == {"bucketName": "b", "descr": "", "m": "{}"}
+
+
 def test_values_as_strings_per_type() -> None:
     """All values travel as strings: bools "true"/"false", dicts/lists as JSON text."""
     conv = ParamConverter([p("n", "integer"), p("b", "boolean"), p("a", "array"), p("j", "json"), p("s")])
