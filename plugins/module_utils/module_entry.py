@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""AnsibleModule construction that ends in fail_json, never in a traceback (P35-P38: bad input is a clear error).
+"""AnsibleModule construction that ends in fail_json, never in a traceback (bad input is a clear error: the
+rulebook's beyond-the-seed rules, docs/dev/rules.md).
 
 ansible-core's own argument check raises instead of failing on a few wrongly typed values: an `int` option given
 `.inf` (OverflowError in `check_type_int`), a dictionary option given a boolean, a number given a 3-item list.

@@ -20,11 +20,8 @@ from tests.reliability.cloud.hostile import INJECTIONS, module_arguments
 from tests.reliability.cloud.module_call import call_module
 
 NOT_GENERATED = {"component", "state_migrate"}
-MODULES = sorted(
-    p.stem
-    for p in (REPO / "plugins" / "modules").glob("*.py")
-    if p.stem not in NOT_GENERATED and not p.stem.startswith("_")
-)
+ALL_MODULES = sorted(p.stem for p in (REPO / "plugins" / "modules").glob("*.py") if not p.stem.startswith("_"))
+MODULES = [name for name in ALL_MODULES if name not in NOT_GENERATED]
 MAX_EXAMPLES = 25
 COUNTER = itertools.count()
 
@@ -68,9 +65,6 @@ def test_hostile_arguments(emu: EmulatorServer, tmp_path: Path, name: str, typed
     examples()
 
 
-ALL_MODULES = sorted(p.stem for p in (REPO / "plugins" / "modules").glob("*.py") if not p.stem.startswith("_"))
-
-
 SOME_UID = "00000000-0000-0000-0000-000000000001"
 #: Enough identity for each module kind that ansible-core reaches its type checks (a missing required option, or
 #: a missing sub-resource key, ends the check earlier).
@@ -90,9 +84,8 @@ def _options(name: str, module: Any) -> dict[str, Any]:
 def test_non_finite_numbers_fail_cleanly(emu: EmulatorServer, tmp_path: Path, name: str) -> None:
     """Bad input is a clear error before any write (beyond the seed, docs/dev/rules.md): `.inf`, `-.inf` or `.nan`
     (what YAML gives for these words) in any numeric option of any module, the hand-written ones included, is a
-    clean fail_json naming the option, with no write call. ansible-core's own int check
-    raises OverflowError on infinity; every module builds its AnsibleModule through `new_module()`, which turns
-    that into a failure."""
+    clean fail_json naming the option, with no write call. ansible-core's own int check raises OverflowError on
+    infinity; every module builds its AnsibleModule through `new_module()`, which turns that into a failure."""
     module = load(name)
     options = _options(name, module)
     numeric = sorted(option for option, spec in options.items() if spec.get("type") in ("int", "float"))

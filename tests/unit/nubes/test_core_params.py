@@ -91,9 +91,9 @@ def test_required_without_default_fails_before_any_write() -> None:
 
 
 def test_required_given_as_an_empty_string_fails_before_any_write() -> None:
-    """Bad input fails with a clear message before any write: validate-cfs counts "" as not filled, so a required param
-    given as "" is missing (it used to pass, and validate-cfs refused it after the instance was created). An
-    optional param may be "", and a map-fixed "" still takes its defaults (P36)."""
+    """Bad input fails with a clear message before any write: validate-cfs counts "" as not filled, so a required
+    param given as "" is missing (it used to pass, and validate-cfs refused it after the instance was created).
+    An optional param may be "", and a map-fixed "" still takes its defaults (P36)."""
     conv = ParamConverter(
         [p("bucketName", required=True, option="bucket_name"), p("descr", option="description"), p("m", "map-fixed")]
     )
