@@ -145,7 +145,15 @@ class TaskContext:
         return self.options.wait_timeout or self.spec.lifecycle.timeout(operation)
 
     def resolve_name(self, service_id: int, name: str) -> str:
-        """A display name of a live instance of `service_id` -> its uid (P37, ref_service_id)."""
+        """A display name of a live instance of `service_id` -> its uid (P37, ref_service_id).
+
+        An empty name is the empty uid of an instance not created yet (an earlier check-mode create's registered
+        result): check mode predicts it (issue 16), a real run keeps it empty and the required check refuses it.
+        """
+        if not name:
+            if self.check_mode:
+                return self.pending_reference(f"the instance of service {service_id} (its uid is empty)")
+            return ""
         cache_key = (service_id, name)
         if cache_key in self._names:
             return self._names[cache_key]

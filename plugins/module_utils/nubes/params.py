@@ -134,6 +134,8 @@ class ParamConverter:
             raise InputError("{} must be one of {}, got {!r}".format(param.option, ", ".join(param.choices), text))
         if param.ref_service_id is not None and text and not is_uuid(text):
             text = self._resolve(param.ref_service_id, text, param.option)
+        elif param.ref_service_id is not None and not text and param.required and self.resolver is not None:
+            text = self.resolver(param.ref_service_id, "")  # the empty uid of an instance not created yet
         return text
 
     def _parse_json(self, value: Any, option: str, expected: Any) -> Any:

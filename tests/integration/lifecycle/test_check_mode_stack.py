@@ -108,3 +108,35 @@ def test_unresolved_references_stay_errors_in_a_real_run(emu: EmulatorServer, pl
     assert "matches 0 live instances" in results[1]["msg"]
     assert "parent_instance_uid is empty" in results[2]["msg"]
     assert write_calls(emu.requests(since=seq)) == []
+
+
+def test_check_mode_predicts_a_reference_to_a_registered_uid(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
+    """Issue 16 (check mode across dependent tasks, docs/dev/rules.md): a required reference given the empty uid
+    that an earlier check-mode create registered (the demo's `s3_user_uid: "{{ demo_s3.instance.instance_uid }}"`)
+    is reported as "would resolve after create" and the bucket's create is predicted, with no write; the real run
+    sends the S3's real uid (read from the emulator), and the same "" in a real run stays an error before any
+    write (test_hostile_input's s3_bucket case)."""
+    prefix = unique("chk-uid")
+    s3 = f"{prefix}-s3"
+    tasks = [
+        {"name": "s3", "nubes.cloud.s3": {"resource_name": s3, "display_name": s3, "resource_realm": REALM}},
+        {
+            "name": "bucket",
+            "nubes.cloud.s3_bucket": {
+                "resource_name": f"{prefix}-b",
+                "s3_user_uid": "{{ r0.instance_uid }}",
+                "bucket_name": f"{prefix}-b",
+            },
+        },
+    ]
+    seq = emu.last_seq
+    planned = playbook.run(tasks, check=True, diff=True)
+    assert not [r.get("msg") for r in planned if r.get("failed")]
+    assert [r["operations"] for r in planned] == [["create"], ["create"]]
+    assert PENDING in planned[1]["diff"]["after"]["s3_user_uid"] and PENDING in planned[1]["diagnostics"]
+    assert [r for r in write_calls(emu.requests(since=seq)) if prefix in json.dumps(r.get("body"))] == []
+
+    applied = playbook.run(tasks)
+    assert not [r.get("msg") for r in applied if r.get("failed")]
+    live = {i["displayName"]: i for i in emu.instances() if i["displayName"].startswith(prefix)}
+    assert live[f"{prefix}-b"]["state"]["params"]["s3UserUid"].lower() == live[s3]["instanceUid"].lower()
