@@ -27,6 +27,10 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(PY) -m pytest
 # Runs pytest; exit code 5 (nothing collected) passes only when the paths hold no test files.
 PYTEST_RUN := PY=$(PY) bash scripts/pytest-run.sh
+# pytest-xdist workers of the playbook-level suites (`make integration`, `make integration-opid`): each worker has
+# its own emulator (session fixture), all share one local cluster. TEST_WORKERS=0 runs them in one process.
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+XDIST := $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS))
 
 UNIT_PATHS := tests $(wildcard generator/tests)
 UNIT_IGNORE := tests/integration
@@ -74,7 +78,9 @@ test: venv ## everything on the newest ansible-core: lint, sanity, unit, drift c
 	@failed=""; \
 	for step in $(TEST_STEPS); do \
 	  echo "test: === $$step ==="; \
-	  $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
+	  start=$$(date +%s); status=passed; \
+	  $(MAKE) --no-print-directory $$step || { failed="$$failed $$step"; status=FAILED; }; \
+	  bash scripts/timing-record.sh step "$$step" $$(($$(date +%s) - start)) $$status; \
 	done; \
 	echo "test: === integration $(strip $(INTEGRATION_TARGETS)) ==="; \
 	$(INTEGRATION_STEP) || failed="$$failed integration"; \
@@ -84,8 +90,12 @@ test: venv ## everything on the newest ansible-core: lint, sanity, unit, drift c
 # `make integration` and then INTEGRATION_TARGETS, failing at the end if any failed (used by `make test`).
 integration-all: venv
 	@rc=0; \
-	$(MAKE) --no-print-directory integration || rc=1; \
-	for t in $(INTEGRATION_TARGETS); do echo "test: === $$t ==="; $(MAKE) --no-print-directory $$t || rc=1; done; \
+	for t in integration $(INTEGRATION_TARGETS); do \
+	  [ "$$t" = integration ] || echo "test: === $$t ==="; \
+	  start=$$(date +%s); status=passed; \
+	  $(MAKE) --no-print-directory $$t || { rc=1; status=FAILED; }; \
+	  bash scripts/timing-record.sh step "$$t" $$(($$(date +%s) - start)) $$status; \
+	done; \
 	exit $$rc
 
 # examples/demo.yml uses the generated modules; until they exist ansible-lint cannot resolve them.
@@ -109,8 +119,8 @@ unit: venv ## unit tests (pytest: tests/ except tests/integration, UNIT_IGNORE a
 
 integration: venv ## integration tests (pytest: tests/integration, and tests marked `cluster` or `helm` anywhere under tests/)
 	@rc=0; \
-	$(PYTEST_RUN) $(INTEGRATION_PATHS) --durations=10 || rc=1; \
-	$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "$(BUILD_MARKER_EXPR)" --durations=5 || rc=1; \
+	$(PYTEST_RUN) $(INTEGRATION_PATHS) $(XDIST) --durations=10 || rc=1; \
+	$(PYTEST_RUN) $(UNIT_PATHS) $(addprefix --ignore=,$(UNIT_IGNORE)) -m "$(BUILD_MARKER_EXPR)" $(XDIST) --durations=5 || rc=1; \
 	exit $$rc
 
 bench: venv ## benchmarks (bench/, results in bench/results/)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-pytest_plugins = ["tests.emulator.fixtures", "tests.cluster.fixtures", "tests.cluster.helm"]
+pytest_plugins = ["tests.emulator.fixtures", "tests.cluster.fixtures", "tests.cluster.helm", "tests.timings"]
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -14,7 +14,7 @@ emulator-test: ## the emulator's own tests (real HTTP against it)
 	$(PYTEST) -q tests/emulator/tests
 
 integration-opid: venv ## the generated-module playbook tests against an emulator serving other svcOperationIds than the specs
-	NUBES_EMULATOR_OPERATION_ID_OFFSET=$(OPID_OFFSET) $(PYTEST_RUN) tests/integration/modules --durations=10
+	NUBES_EMULATOR_OPERATION_ID_OFFSET=$(OPID_OFFSET) $(PYTEST_RUN) tests/integration/modules $(XDIST) --durations=10
 
 emulator-lint: ## ruff + mypy on the emulator and its bench
 	$(BIN)/ruff check tests/emulator bench/emulator_throughput.py

@@ -11,14 +11,22 @@
 #   targets      the `compile` and `import` sanity tests of plugins/ on the target Pythons 3.9-3.11 installed here
 #                (modules run on the managed host's Python, which may be older than any controller's; 3.12 and
 #                3.13 are covered by the sanity runs above and by `make test`)
-# Each version gets its own venv under .cache/matrix/core-<version>, created here and reused while the
-# requirements stay the same. Every step runs even when an earlier one failed; the exit code says whether all
-# passed. A summary with the wall time of every step ends the output.
+# Each version gets its own venv, kept on the machine under ~/.cache/nubes-cloud/matrix/ and keyed by the hash of
+# its pins (version, Python, requirements.txt, requirements-test.txt), so a fresh clone reuses it; the repo sees it
+# as .cache/matrix/core-<version> (a symlink). The venvs are made first, one after the other. Then two lanes run
+# side by side, one per core: the sanity lane (ansible-test sanity of every version, then `targets`; one
+# ansible-test at a time, so two never build the same sanity venv under ~/.ansible/test/venv at once) and the test
+# lane (unit of every version, then integration). Each lane's lines are prefixed with its name. Every step runs
+# even when an earlier one failed; the exit code says whether all passed. A summary with the wall time of every
+# step ends the output.
 #
 # Environment:
 #   MATRIX_CORES    versions to run (default: every line but the newest), e.g. MATRIX_CORES="2.16 2.19"
 #   MATRIX_STEPS    steps to run (default: "sanity unit integration targets")
+#   MATRIX_JOBS     lanes run at once (default: 2 when the machine has 2 cores or more, else 1)
 #   MATRIX_TARGET_PYTHONS  target Pythons of the `targets` step (default: the installed ones among 3.9-3.11)
+#   NUBES_CACHE     the machine cache (default: ~/.cache/nubes-cloud)
+#   TEST_WORKERS    pytest-xdist workers of the integration step (default: the number of cores)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
@@ -42,11 +50,12 @@ read -r -a steps <<<"${MATRIX_STEPS:-sanity unit integration targets}"
 
 has_step() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
-summary=()
-failed=()
-# run_step <label> <command...>: runs it, records the wall time and the outcome.
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+# run_step <label> <command...>: runs it, records the wall time and the outcome (in $results, so a lane running
+# in a subshell reports too).
 run_step() {
-  local label=$1 start rc
+  local label=$1 start rc status
   shift
   echo
   echo "matrix: === $label ==="
@@ -54,19 +63,17 @@ run_step() {
   "$@"
   rc=$?
   local took=$(($(date +%s) - start))
-  if [ "$rc" -eq 0 ]; then
-    summary+=("$(printf '%-28s passed  %4d s' "$label" "$took")")
-  else
-    summary+=("$(printf '%-28s FAILED  %4d s (exit %d)' "$label" "$took" "$rc")")
-    failed+=("$label")
-  fi
+  status=passed
+  [ "$rc" -eq 0 ] || status=FAILED
+  printf '%s\t%s\t%s\t%s\n' "$label" "$status" "$took" "$rc" >>"$results"
+  bash scripts/timing-record.sh matrix "$label" "$took" "$status"
+  return "$rc"
 }
 
-# make_venv <version>: .cache/matrix/core-<version> with ansible-core <version>.* and the runtime + test
-# requirements; re-installed only when they change (stamp = hash of the inputs).
+# make_venv <version>: ansible-core <version>.* with the runtime + test requirements, in the machine cache under
+# a name keyed by the hash of those pins, linked as .cache/matrix/core-<version>; made only when missing.
 make_venv() {
   local version=$1 python=${python_of[$1]:-}
-  local venv=$root/.cache/matrix/core-$version
   if [ -z "$python" ]; then
     echo "matrix: ansible-core $version is not in $VERSIONS_FILE" >&2
     return 1
@@ -76,20 +83,26 @@ make_venv() {
     echo "matrix: Python $python (for ansible-core $version) is not installed; install it or change $VERSIONS_FILE" >&2
     return 1
   fi
-  local want
-  want=$( (echo "$version $python"; cat requirements.txt requirements-test.txt) | sha256sum | cut -d' ' -f1)
-  if [ "$(cat "$venv/.matrix.sha256" 2>/dev/null)" != "$want" ]; then
-    rm -rf "$venv"
-    echo "matrix: creating $venv ($interpreter, ansible-core $version.*)"
-    "$interpreter" -m venv "$venv" &&
-      "$venv/bin/python" -m pip install -q --upgrade pip &&
-      "$venv/bin/python" -m pip install -q "ansible-core==$version.*" -r requirements.txt -r requirements-test.txt ||
+  local want cached link=$root/.cache/matrix/core-$version
+  want=$( (echo "$version $python"; cat requirements.txt requirements-test.txt) | sha256sum | cut -c1-12)
+  cached=$cache_root/core-$version-$want
+  if [ ! -f "$cached/.matrix.sha256" ]; then
+    rm -rf "$cached"
+    echo "matrix: creating $cached ($interpreter, ansible-core $version.*)"
+    "$interpreter" -m venv "$cached" &&
+      "$cached/bin/python" -m pip install -q --upgrade pip &&
+      "$cached/bin/python" -m pip install -q "ansible-core==$version.*" -r requirements.txt -r requirements-test.txt ||
       return 1
-    echo "$want" >"$venv/.matrix.sha256"
+    echo "$want" >"$cached/.matrix.sha256"
+    # older pins of this version are never used again
+    find "$cache_root" -maxdepth 1 -name "core-$version-*" ! -name "core-$version-$want" -exec rm -rf {} +
   fi
   # `make ... VENV=<venv>` treats this stamp as "venv up to date" (Makefile rule $(VENV)/.requirements.sha256).
-  touch "$venv/.requirements.sha256"
-  echo "matrix: $("$venv/bin/ansible" --version | head -1) with $("$venv/bin/python" --version)"
+  touch "$cached/.requirements.sha256"
+  mkdir -p "$(dirname "$link")"
+  rm -rf "$link"
+  ln -s "$cached" "$link"
+  echo "matrix: $("$link/bin/ansible" --version | head -1) with $("$link/bin/python" --version) ($cached)"
 }
 
 unit() {
@@ -97,7 +110,8 @@ unit() {
 }
 
 integration() {
-  PY="$1/bin/python" PATH="$1/bin:$PATH" bash scripts/pytest-run.sh tests/integration/modules --durations=5
+  local workers=${TEST_WORKERS:-$(nproc)}
+  PY="$1/bin/python" PATH="$1/bin:$PATH" bash scripts/pytest-run.sh tests/integration/modules -n "$workers" --durations=5
 }
 
 target_pythons() {
@@ -113,35 +127,73 @@ target_pythons() {
 }
 
 matrix_start=$(date +%s)
+cache_root=${NUBES_CACHE:-$HOME/.cache/nubes-cloud}/matrix
+mkdir -p "$cache_root"
+ready=()
 for version in "${cores[@]}"; do
-  venv=$root/.cache/matrix/core-$version
-  run_step "venv $version" make_venv "$version" || true
-  if [[ " ${failed[*]} " == *" venv $version "* ]]; then
-    continue
-  fi
-  has_step sanity && run_step "sanity $version" env PY="$venv/bin/python" bash tests/sanity/run.sh
-  has_step unit && run_step "unit $version" unit "$venv"
-  if has_step integration && [ "$version" = "$oldest" ]; then
-    run_step "integration $version" integration "$venv"
-  fi
+  run_step "venv $version" make_venv "$version" && ready+=("$version")
 done
-if has_step targets; then
-  pythons=$(target_pythons)
-  if [ -n "$pythons" ]; then
-    # ansible-test finds each target as python<version> on PATH (pyenv shims may not run it): put the real
-    # interpreters' directories on PATH, after the dev venv's.
-    target_path=$(dirname "$DEV_PY")
-    for v in $pythons; do target_path="$target_path:$(dirname "$(bash scripts/find-python.sh "$v")")"; done
-    run_step "targets $newest ($pythons)" env PY="$DEV_PY" SANITY_PYTHONS="$pythons" PATH="$target_path:$PATH" \
-      bash tests/sanity/run.sh --test compile --test import
+
+sanity_lane() {
+  local version
+  for version in "${ready[@]}"; do
+    has_step sanity && run_step "sanity $version" env PY="$root/.cache/matrix/core-$version/bin/python" bash tests/sanity/run.sh
+  done
+  if has_step targets; then
+    local pythons v target_path
+    pythons=$(target_pythons)
+    if [ -n "$pythons" ]; then
+      # ansible-test finds each target as python<version> on PATH (pyenv shims may not run it): put the real
+      # interpreters' directories on PATH, after the dev venv's.
+      target_path=$(dirname "$DEV_PY")
+      for v in $pythons; do target_path="$target_path:$(dirname "$(bash scripts/find-python.sh "$v")")"; done
+      run_step "targets $newest ($pythons)" env PY="$DEV_PY" SANITY_PYTHONS="$pythons" PATH="$target_path:$PATH" \
+        bash tests/sanity/run.sh --test compile --test import
+    fi
   fi
+  return 0
+}
+
+test_lane() {
+  local version
+  for version in "${ready[@]}"; do
+    has_step unit && run_step "unit $version" unit "$root/.cache/matrix/core-$version"
+    if has_step integration && [ "$version" = "$oldest" ]; then
+      run_step "integration $version" integration "$root/.cache/matrix/core-$version"
+    fi
+  done
+  return 0
+}
+
+# lane <name> <function>: the function's output, each line prefixed with the lane's name
+lane() { "$2" 2>&1 | sed -u "s/^/[$1] /"; }
+
+jobs=${MATRIX_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}
+if [ "$jobs" -ge 2 ]; then
+  lane sanity sanity_lane &
+  sanity_pid=$!
+  lane tests test_lane
+  wait "$sanity_pid"
+else
+  sanity_lane
+  test_lane
 fi
 
+total=0
+passed=0
 echo
 echo "== make test-matrix summary (ansible-core ${cores[*]}; the newest, $newest, runs in make test) =="
-printf '%s\n' "${summary[@]}"
-echo "test-matrix: $((${#summary[@]} - ${#failed[@]})) of ${#summary[@]} steps passed in $(($(date +%s) - matrix_start)) s"
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "test-matrix: FAILED: ${failed[*]}"
+while IFS=$'\t' read -r label status took rc; do
+  total=$((total + 1))
+  if [ "$status" = passed ]; then
+    passed=$((passed + 1))
+    printf '%-28s passed  %4d s\n' "$label" "$took"
+  else
+    printf '%-28s FAILED  %4d s (exit %d)\n' "$label" "$took" "$rc"
+  fi
+done <"$results"
+echo "test-matrix: $passed of $total steps passed in $(($(date +%s) - matrix_start)) s (lanes at once: $jobs)"
+if [ "$passed" -ne "$total" ]; then
+  echo "test-matrix: FAILED: $(awk -F'\t' '$2 == "FAILED" {printf "%s%s", sep, $1; sep=", "}' "$results")"
   exit 1
 fi
