@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.emulator.validation import stringify_default
+
 CATALOGUE_DIR = Path(__file__).resolve().parent / "catalogue"
 SUB_OP_PREFIXES = ("create_", "modify_", "delete_")
 INSTANCE_OPERATIONS = ("create", "modify", "delete", "suspend", "resume")
@@ -40,6 +42,13 @@ def _shifted(svc: Json, offset: int) -> Json:
     for op in svc["operations"]:
         op["svcOperationId"] = int(op["svcOperationId"]) + offset
     return svc
+
+
+def _as_served(param: Json) -> Json:
+    """A catalogue param as the live API serves it: `defaultValue` as text ("true", "20", '["22"]'), the way the
+    live catalogue has it and an operation's cfsParams carry it (deck-api.md §5; issue 23)."""
+    param["defaultValue"] = stringify_default(param.get("defaultValue"))
+    return param
 
 
 class Catalogue:
@@ -167,5 +176,5 @@ class Catalogue:
             "operation": op["operation"],
             "svcId": self.operation_service[oid],
             "man": op.get("man", ""),
-            "cfsParams": public(copy.deepcopy(op["cfsParams"])),
+            "cfsParams": [_as_served(param) for param in public(copy.deepcopy(op["cfsParams"]))],
         }

@@ -70,6 +70,7 @@ def summary(module: str, decision: Decision, target: str) -> str:
     text = "{}: cannot apply to {}: {}".format(module, target, decision.reason.rstrip("."))
     if decision.flag:
         text += f" ({decision.flag})"
-    if decision.choices:  # P28: always two
-        return text + ". See the diagnostics for the two ways on"
+    if decision.choices:  # P28: always two, named in one sentence; `diagnostics` keeps the numbered format
+        first, second = decision.choices
+        return f"{text}. Either {first}, or {second}"
     return text + ". See the diagnostics for the details"

@@ -198,12 +198,12 @@ class InstanceTask(Task):
         )
 
     def _secrets_to_set(self) -> List[str]:
-        """update_password=always: the task's secrets that differ from what this record last applied (all of them
-        when adopting: a secret cannot be read back). on_create: none; they are sent on create only."""
-        if self.opts.update_password != "always" or not self.secrets or self.instance is None:
+        """The secrets to send to the existing instance (Task.secrets_to_send), less those the API takes on create
+        only (named in a warning)."""
+        if not self.secrets or self.instance is None:
             return []
         record = self.record if self._own_record() else None
-        codes = records.secrets_to_set(record, self.secrets)
+        codes = self.secrets_to_send(record, self.secrets, self.converter.options)
         fixed = [c for c in codes if self.converter.by_code[c].immutable]
         if fixed:
             self.ctx.warn(f"{', '.join(fixed)}: set on create only; the API cannot change it on an existing instance")

@@ -64,6 +64,7 @@ class ParamConverter:
         self.params: List[ParamSpec] = list(params)
         self.by_option: Dict[str, ParamSpec] = {p.option: p for p in self.params}
         self.by_code: Dict[str, ParamSpec] = {p.code: p for p in self.params}
+        self.options: Dict[str, str] = {p.code: p.option for p in self.params}  # API code -> the task's option
         self.resolver = resolver
 
     # -- task -> API -----------------------------------------------------------------------------

@@ -71,6 +71,14 @@ def secrets_to_set(record: Optional[Mapping[str, Any]], secrets: Mapping[str, st
     return sorted(code for code, value in secrets.items() if known.get(code) != digest(seed, code, value))
 
 
+def secrets_changed(record: Optional[Mapping[str, Any]], secrets: Mapping[str, str]) -> List[str]:
+    """Codes of the task's secrets whose digest this record holds and that differ from it (a secret this record
+    never applied is unknown, not changed)."""
+    known = (record or {}).get("digests") or {}
+    seed = salt(record)
+    return sorted(code for code, value in secrets.items() if code in known and known[code] != digest(seed, code, value))
+
+
 def started(
     record: Optional[Mapping[str, Any]],
     op_uid: str,

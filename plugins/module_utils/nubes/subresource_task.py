@@ -153,8 +153,9 @@ class SubresourceTask(Task):
         parent = self.parent
         live = self.current or {}
         self.secrets_to_set = []
-        if self.current is not None and self.opts.update_password == "always" and self.secrets:
-            self.secrets_to_set = records.secrets_to_set(self.record, self.secrets)  # unknown (adopt) -> set it
+        if self.current is not None and self.secrets:
+            # always: unknown (adopted) -> set it; on_create: a changed one is named in a warning
+            self.secrets_to_set = self.secrets_to_send(self.record, self.secrets, self.converter.options)
         params = self.sub.params
         return SubSituation(
             sub=self.sub.name,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ContextManager, Dict, List, Mapping, Optional
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, OperationFailedError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
@@ -48,6 +49,23 @@ class Task:
         self.reusable: Optional[Dict[str, Any]] = None  # this record's operation that was never started
         self.in_flight = ""  # P27: the name of this record's operation that still runs and is not waited for
         self.decision: Optional[Decision] = None  # what run_task decided (set before plan and execute)
+
+    def secrets_to_send(
+        self, record: Optional[Record], secrets: Mapping[str, str], options: Mapping[str, str]
+    ) -> List[str]:
+        """The codes of the task's secrets to send to an existing resource. update_password=always: those that
+        differ from what the record last applied (all of them when it holds none: a secret cannot be read back).
+        on_create: none; one whose recorded digest differs is named (`options`: code -> option) in a warning, never
+        dropped in silence."""
+        if self.ctx.options.update_password == "always":
+            return records.secrets_to_set(record, secrets)
+        changed = [options.get(code, code) for code in records.secrets_changed(record, secrets)]
+        if changed:
+            self.ctx.warn(
+                f"{', '.join(changed)}: differs from the value this state last applied, and was not sent "
+                "(update_password=on_create sends secrets on create only); set update_password=always to change it"
+            )
+        return []
 
     def lock(self) -> ContextManager[None]:
         raise NotImplementedError

@@ -300,7 +300,8 @@ def test_catalogue_services_and_service_operation(api: Api) -> None:
         assert op["svcOperationId"] == ops["create"] and op["operation"] == "create"
         by_code = {p["svcOperationCfsParam"]: p for p in op["cfsParams"]}
         assert by_code["s3Uid"]["refSvcId"] == 12 and by_code["s3Uid"]["isRequired"] is True
-        assert by_code["resourceCPU"]["defaultValue"] == 500 and by_code["resourceCPU"]["dataType"] == "integer"
+        # the live API serves a default as text (live-catalogue; issue 23), also for an integer param
+        assert by_code["resourceCPU"]["defaultValue"] == "500" and by_code["resourceCPU"]["dataType"] == "integer"
         tls = by_code["tlsSettings"]
         assert tls["dataType"] == "map-fixed"
         subs = {p["svcOperationCfsParam"]: p["defaultValue"] for p in tls["dataDescriptor"]["params"]}

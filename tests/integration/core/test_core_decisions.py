@@ -64,8 +64,9 @@ def test_existing_user_is_adopted_and_its_password_set_with_always(
     task(pg, "subresource", "user", password="First-Pass-1", **user, **other_state)  # another workspace made it
     with pytest.raises(NubesError) as info:
         task(pg, "subresource", "user", password="Second-Pass-2", **user)
-    ways = info.value.details["diagnostics"]  # the one-line msg points at them
-    assert "1. change username" in ways and "2. import/adopt" in ways and "two ways on" in info.value.msg
+    ways = info.value.details["diagnostics"]  # the one-line msg names them in one sentence (P28)
+    assert "1. change username" in ways and "2. import/adopt" in ways
+    assert "Either change username to create a new user, or import/adopt the existing one" in info.value.msg
     adopted = task(pg, "subresource", "user", password="Second-Pass-2", adopt_existing_on_create=True, **user)[0]
     assert adopted["operations"] == [] and adopted["decision"] == "adopt"  # on_create: nothing sent
     since = emu.last_seq

@@ -118,7 +118,8 @@ def test_password_change_keeps_connection_limit_and_role(
     emu: EmulatorServer, playbook: PlaybookRunner, s3_uids: list[str]
 ) -> None:
     """P38 for sub-resources: a new password (update_password=always) is sent with the user's live role and
-    connectionLimit, never zero values, so the user is not locked out; on_create sends nothing."""
+    connectionLimit, never zero values, so the user is not locked out; on_create sends nothing, and warns that the
+    password differs from the one this state applied (issue 23)."""
     name = unique("lc-user")
     uid = ok(playbook.one("postgres", pg(name, s3_uids[0])))["instance_uid"]
     user = {"parent_instance_uid": uid, "username": "app"}
@@ -132,6 +133,11 @@ def test_password_change_keeps_connection_limit_and_role(
     seq = emu.last_seq
     unchanged = ok(playbook.one("postgres_user", {**user, "password": "Second-Pass-2"}))
     assert unchanged["changed"] is False and write_calls(emu.requests(since=seq)) == []  # on_create (default)
+    not_sent = "password: differs from the value this state last applied, and was not sent"
+    warnings = unchanged.get("warnings", [])
+    assert any(not_sent in w and "update_password=always" in w for w in warnings), warnings
+    same = ok(playbook.one("postgres_user", {**user, "password": "First-Pass-1"}))
+    assert not same.get("warnings"), same.get("warnings")  # the applied password: nothing to say
     changed = ok(playbook.one("postgres_user", {**user, "password": "Second-Pass-2", "update_password": "always"}))
     assert changed["operations"] == ["modify_user"] and "Second-Pass-2" not in json.dumps(changed)
     assert (live_user()["role"], str(live_user()["connectionLimit"])) == ("owner", "5")

@@ -18,8 +18,9 @@ def ok(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_refusal_prints_its_message_once(emu: EmulatorServer, playbook: PlaybookRunner, tmp_path: Path) -> None:
-    """P28/P30: a refused task fails with a one-line `msg` (what, which instance, why, the controlling flag) and the
-    multi-line diagnostics once; ansible-core's error line repeats only the one line."""
+    """P28/P30: a refused task fails with a one-line `msg` (what, which instance, why, the controlling flag, and the
+    two choices in one whole sentence; issue 23) and the multi-line diagnostics once; ansible-core's error line
+    repeats only the one line."""
     name = unique("msg-s3")
     uid = in_process(emu, s3, tmp_path / "elsewhere.json", resource_name=name, display_name=name, resource_realm=REALM)[
         "instance_uid"
@@ -29,6 +30,10 @@ def test_refusal_prints_its_message_once(emu: EmulatorServer, playbook: Playbook
     assert refused.get("failed") and write_calls(emu.requests(since=seq)) == []
     msg = refused["msg"]
     assert "\n" not in msg and uid in msg and "adopt_existing_on_create=false" in msg, msg
+    assert msg.endswith(
+        "(adopt_existing_on_create=false). Either change resource_name to create a new resource, or import/adopt "
+        "the existing one by setting adopt_existing_on_create=true and re-running the task"
+    ), msg
     lines = refused["diagnostics"].splitlines()
     assert lines[0] == "nubes.cloud.s3: cannot apply" and "Choose one:" in lines
     for field in ("resource_name", "service_id", "instance_uid", "status", "status_raw", "operation_pending"):

@@ -50,12 +50,16 @@ def test_diagnostics_without_instance() -> None:
 
 
 def test_refusal_summary_is_one_line_naming_target_reason_and_flag() -> None:
-    """P30/P28: a refused task's msg is one line (target, reason, flag, a pointer to the two ways on); the
+    """P30/P28: a refused task's msg is one line (target, reason, flag, and the two choices in one sentence); the
     multi-line text stays in the diagnostics only."""
     decision = decide(Situation(status="running", adopt=False))
     text = summary("nubes.cloud.postgres", decision, "'db1' (instance_uid " + UID + ")")
     assert "\n" not in text
     assert text.startswith("nubes.cloud.postgres: cannot apply to 'db1' (instance_uid " + UID + "): an instance")
-    assert "(adopt_existing_on_create=false)" in text and text.endswith("See the diagnostics for the two ways on")
+    assert "(adopt_existing_on_create=false)" in text
+    assert text.endswith(
+        ". Either change resource_name to create a new resource, or import/adopt the existing one by setting "
+        "adopt_existing_on_create=true and re-running the task"
+    )
     busy = summary("nubes.cloud.redis", decide(Situation(status="running", busy=True, recorded=True)), "'c'")
     assert busy.endswith("See the diagnostics for the details")
