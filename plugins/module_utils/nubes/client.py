@@ -216,6 +216,9 @@ class ApiClient:
             kwargs["transport"] = transport
         self._http = httpx.Client(**kwargs)
         self.request_count = 0
+        # Set once a write may have changed the cloud: answered 2xx or 5xx, or sent without an answer. The task then
+        # reports changed=true, also when it fails later (a create past wait_timeout still created an instance).
+        self.wrote = False
         # Set by the first 2xx JSON answer to a read: the endpoint is the deck-api and accepts the token.
         self.deck_api_confirmed = False
 
@@ -269,7 +272,11 @@ class ApiClient:
                     waited += pause
                     attempt += 1
                     continue
+                if method not in READ_METHODS and not not_sent:
+                    self.wrote = True  # outcome unknown: it may have been processed
                 raise self._no_answer(method, path, exc, not_sent, attempt + 1, waited) from None
+            if method not in READ_METHODS and (raw.status_code < 400 or raw.status_code >= 500):
+                self.wrote = True
             response = ApiResponse(raw.status_code, raw.headers, raw.text)
             response.attempts = attempt + 1
             response.waited = waited

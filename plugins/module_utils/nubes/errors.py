@@ -14,6 +14,7 @@ class NubesError(Exception):
         super().__init__(msg)
         self.msg = msg
         self.details: Dict[str, Any] = details
+        self.changed = False  # whether the task wrote to the cloud before it failed (set by the Runner)
 
 
 class InputError(NubesError):

@@ -84,6 +84,7 @@ class Runner:
         except NubesError as exc:
             exc.msg = ctx.redactor(exc.msg)
             exc.details = ctx.redactor.value(exc.details)
+            exc.changed = ctx.client.wrote  # Ansible's convention: a task that wrote reports changed, failed or not
             raise
         finally:
             self.warnings = list(ctx.warnings)
@@ -126,7 +127,7 @@ def run_module(
         for warning in runner.warnings:
             module.warn(warning)
         details = {k: v for k, v in exc.details.items() if k not in ("msg", "changed", "failed")}
-        module.fail_json(msg=exc.msg, **details)
+        module.fail_json(msg=exc.msg, changed=exc.changed, **details)
         return
     for warning in runner.warnings:
         module.warn(warning)

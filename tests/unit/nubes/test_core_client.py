@@ -404,3 +404,38 @@ def test_credentials_in_the_endpoint_never_appear_in_messages() -> None:
     with pytest.raises(NotDeckApiError) as info:
         DeckApi(client).list_instances(90)
     assert "me:pw" not in info.value.msg and "https://gw.test/api" in info.value.msg
+
+
+@pytest.mark.parametrize(
+    ("method", "statuses", "wrote"),
+    [
+        ("GET", [200], False),
+        ("POST", [422], False),  # refused: nothing was processed
+        ("POST", [401, 201], True),  # the transient 401 was not processed, the re-sent write was
+        ("POST", [201], True),
+        ("PUT", [200], True),
+        ("POST", [500], True),  # a server error may have committed the write
+        ("DELETE", [204], True),
+    ],
+)
+def test_wrote_says_whether_a_write_may_have_changed_the_cloud(method: str, statuses: List[int], wrote: bool) -> None:
+    """Issue 23: `wrote` (the task's changed=true on failure) is set by a write answered 2xx or 5xx, never by a
+    read or a write the API refused."""
+    seen: List[httpx.Request] = []
+    client, _log = make_client(scripted(statuses, seen))
+    client.send(method, "/instances", body={} if method != "GET" else None)
+    assert client.wrote is wrote
+
+
+def test_wrote_is_set_by_a_write_whose_answer_was_lost() -> None:
+    """Issue 23: a write sent without an answer may have been processed: it counts as written."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if is_probe(request):
+            return httpx.Response(200, json=LIST_BODY)
+        raise httpx.ReadError("connection reset by peer")
+
+    client, _log = make_client(handler)
+    with pytest.raises(OutcomeUnknownError):
+        client.send("POST", "/instances", body={})
+    assert client.wrote is True
