@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig, Redactor
@@ -18,6 +18,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import Ap
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid, lookup_dotted
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationExecutor, Poller
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import Reference
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec, load_service
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     StateBackend,
@@ -133,6 +134,7 @@ class TaskContext:
         self.operation_ids = OperationIds(self.api, self.spec)
         self.store = StateStore(backend or open_state_backend(params), self.options.workspace)
         self._names: Dict[Tuple[int, str], str] = {}
+        self._checked_uids: Set[Tuple[int, str]] = set()
         self.pending_references: List[str] = []  # check mode: references an earlier task would create
         self.ephemeral_job = ephemeral_state_job(params, os.environ)  # issue 16: AWX job + file state in its pod
 
@@ -171,6 +173,34 @@ class TaskContext:
             )
         self._names[cache_key] = found[0].uid
         return found[0].uid
+
+    def check_references(self, references: List[Reference]) -> None:
+        """Issue 23 (P37 for uids): each uid given for a reference names a live instance of the referenced service,
+        checked before any write as a name is; the error names both services. One read per uid and task."""
+        for ref in references:
+            key = (ref.service_id, ref.uid.lower())
+            if key in self._checked_uids:
+                continue
+            instance = self.api.get_instance(ref.uid)
+            if instance is None or not instance.live:
+                raise InputError(
+                    f"{ref.option}: no live instance has the uid {ref.uid} (an instance of service {ref.service_id} "
+                    "is expected); give the uid or the name of a live one, or create it first"
+                )
+            if instance.service_id is not None and instance.service_id != ref.service_id:
+                raise InputError(
+                    f"{ref.option}: {ref.uid} is an instance of {instance.service_label}, not of "
+                    f"{self._service_label(ref.service_id)}; give an instance of service {ref.service_id}"
+                )
+            self._checked_uids.add(key)
+
+    def _service_label(self, service_id: int) -> str:
+        """`<svcName> (service <id>)` for a message (one catalogue read, on the error path only)."""
+        try:
+            name = str(self.api.get_service(service_id).get("svcName") or "")
+        except ApiError:
+            name = ""
+        return f"{name} (service {service_id})" if name else f"service {service_id}"
 
     def pending_reference(self, what: str) -> str:
         """Check mode only (issue 16): a reference that cannot be resolved yet, because an earlier task of the same

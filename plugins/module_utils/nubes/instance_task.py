@@ -256,11 +256,14 @@ class InstanceTask(Task):
         elif "create" in ops:
             self.create_values = self.converter.for_create(dict(self.desired, **self.secrets))  # before any write
             self.before, self.after = {}, dict(self.create_values)
+            self.ctx.check_references(self.converter.uid_references(self.create_values))  # issue 23: before any write
         elif self.opts.state == "present":
             self.before = {k: v for k, v in live.items() if k in self.converter.by_code}
             self.after = dict(self.before)
             self.after.update(self.desired)
             self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
+            sent = {k: v for k, v in self.after.items() if v != self.before.get(k)}
+            self.ctx.check_references(self.converter.uid_references(sent))
         else:
             self.before, self.after = {k: v for k, v in live.items() if k in self.converter.by_code}, {}
         self._plan_revision(ops, live)

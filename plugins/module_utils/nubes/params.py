@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import as_text, is_uuid, unescape_entities
@@ -55,6 +55,14 @@ def dump_json(value: Any) -> str:
 def map_fixed_default(param: ParamSpec) -> Dict[str, Any]:
     """P36: the object built from the sub-params' defaults (e.g. {"type":"off","durationCA":"175200"})."""
     return {sub.code: sub.default for sub in param.sub_params if sub.default is not None}
+
+
+class Reference(NamedTuple):
+    """A uid given for a reference to an instance of another service."""
+
+    option: str
+    service_id: int
+    uid: str
 
 
 class ParamConverter:
@@ -176,6 +184,25 @@ class ParamConverter:
             elif S3_UID_KEY.search(key):  # P37: s3.*uid keys hold S3 (service 12) uids, with or without descriptor
                 merged[key] = self._resolve(S3_SERVICE_ID, value, f"{param.option}.{key}")
         return dump_json(merged)
+
+    def uid_references(self, values: Mapping[str, Optional[str]]) -> List[Reference]:
+        """The uids among API `values` (code -> text) that name an instance of another service: top-level params
+        with a refSvcId, and the referencing sub-fields of map-fixed params (P37). Names were resolved (and so
+        checked) already; these are checked before any write (issue 23)."""
+        found: List[Reference] = []
+        for code, text in values.items():
+            param = self.by_code.get(code)
+            if param is None or not text:
+                continue
+            if param.ref_service_id is not None and is_uuid(text):
+                found.append(Reference(param.option, param.ref_service_id, text))
+            elif param.type == "map-fixed" and text.lstrip().startswith("{"):
+                refs = {sub.code: sub.ref_service_id for sub in param.sub_params}
+                for key, value in json.loads(text).items():
+                    service_id = refs.get(key) or (S3_SERVICE_ID if S3_UID_KEY.search(key) else None)
+                    if service_id is not None and isinstance(value, str) and is_uuid(value):
+                        found.append(Reference(f"{param.option}.{key}", service_id, value))
+        return found
 
     def _resolve(self, service_id: int, name: str, option: str) -> str:
         if self.resolver is None:

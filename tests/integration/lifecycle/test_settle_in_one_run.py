@@ -3,14 +3,18 @@ the session emulator; every assertion about the cloud reads the emulator's admin
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from ansible_collections.nubes.cloud.plugins.modules import postgres
 from tests.emulator import EmulatorServer
 from tests.integration.lifecycle import deck
-from tests.integration.lifecycle.conftest import REALM, unique
+from tests.integration.lifecycle.conftest import REALM, in_process, unique
 from tests.integration.modules.playbook import PlaybookRunner, write_calls
 
 S3_SERVICE_ID = 12
+POSTGRES_SERVICE_ID = 90
+PG = {"resource_realm": REALM}
 
 
 def s3_task(name: str, **extra: Any) -> dict[str, Any]:
@@ -44,3 +48,32 @@ def test_a_task_refused_before_any_write_fails_with_changed_false(
     refused = playbook.one("s3_bucket", {"resource_name": unique("settle-bad"), "bucket_name": "", "s3_user_uid": ""})
     assert refused.get("failed") and refused["changed"] is False, refused
     assert write_calls(emu.requests(since=seq)) == []
+
+
+def test_a_uid_of_another_service_is_refused_before_any_write(
+    emu: EmulatorServer, playbook: PlaybookRunner, tmp_path: Path, s3_uids: list[str]
+) -> None:
+    """P37 for uids (issue 23): `s3_uid` given the uid of a PostgreSQL fails before any write (no placeholder
+    instance, no operation, no param in the request log), with a message naming both services, as the same
+    reference given by name does; a uid nothing has fails the same way."""
+    other = in_process(
+        emu, postgres, tmp_path / "elsewhere.json", resource_name=unique("settle-pg"), s3_uid=s3_uids[0], **PG
+    )["instance_uid"]
+    name = unique("settle-ref")
+    seq = emu.last_seq
+    refused = playbook.one("postgres", {"resource_name": name, "s3_uid": other, **PG})
+    assert refused.get("failed") and refused["changed"] is False, refused
+    assert write_calls(emu.requests(since=seq)) == []
+    msg = refused["msg"]
+    assert f"s3_uid: {other} is an instance of" in msg and "(service 90), not of" in msg and "(service 12)" in msg, msg
+    assert deck.live_named(emu, POSTGRES_SERVICE_ID, name) == []
+
+    missing = "0a0b0c0d-0000-4000-8000-000000000000"
+    seq = emu.last_seq
+    unknown = playbook.one("postgres", {"resource_name": name, "s3_uid": missing, **PG})
+    assert unknown.get("failed") and f"s3_uid: no live instance has the uid {missing}" in unknown["msg"], unknown
+    assert write_calls(emu.requests(since=seq)) == []
+
+    accepted = playbook.one("postgres", {"resource_name": name, "s3_uid": s3_uids[0], **PG})
+    assert not accepted.get("failed"), accepted.get("msg")
+    assert deck.instance(emu, accepted["instance_uid"])["state"]["params"]["s3Uid"].lower() == s3_uids[0].lower()
