@@ -135,6 +135,7 @@ def test_compare_reports_each_kind_of_difference() -> None:
     }
     assert compare(live, None) == {"7": "service missing from the emulator"}
     # issue 23: a default served as a JSON value where the live API gives text is a difference, even when equal
+    one_param = {"service_id": 7, "create": {"params": [{"id": 1, "code": "a", "type": "int64", "required": False,
+                                                         "default": "5"}]}}  # fmt: skip
     typed = {"create": {1: {**served["create"][1], "defaultValue": 5, "dataType": "integer"}}}
-    live["create"]["params"] = live["create"]["params"][:1]
-    assert set(compare(live, typed)) == {"7/create/1/required", "7/create/1/default"}
+    assert set(compare(one_param, typed)) == {"7/create/1/default"}
