@@ -148,8 +148,9 @@ class InstanceTask(Task):
         ours = self.record is not None and self.record.get("status") == STATUS_CREATE_REQUESTED
         if not ours:
             self.record = None  # another instance with the name: not this record's
-        if self.opts.state == "present" or ours:
-            self.instance = self.ctx.api.get_instance(found[0].uid)
+        # present: the candidate to adopt or refuse; absent/deleted without a record: shown as it is (its uid and
+        # status, suspended included: issue 23) and left alone by the decision, which says how to name it
+        self.instance = self.ctx.api.get_instance(found[0].uid)
 
     def _own_record(self) -> bool:
         """The record belongs to the live instance (or is this task's create whose uid was lost)."""

@@ -77,3 +77,27 @@ def test_a_uid_of_another_service_is_refused_before_any_write(
     accepted = playbook.one("postgres", {"resource_name": name, "s3_uid": s3_uids[0], **PG})
     assert not accepted.get("failed"), accepted.get("msg")
     assert deck.instance(emu, accepted["instance_uid"])["state"]["params"]["s3Uid"].lower() == s3_uids[0].lower()
+
+
+def test_destroy_by_name_without_a_record_shows_the_suspended_instance(
+    emu: EmulatorServer, playbook: PlaybookRunner, s3_uids: list[str]
+) -> None:
+    """Issue 23: `state: absent` suspends the instance and forgets it; a later `state: deleted` by name finds the
+    suspended instance (it is live), reports it as `suspended` with its uid, never `missing`, and leaves it alone
+    with a warning naming the way to delete it; `deleted` with its instance_uid then deletes it (emulator state)."""
+    name = unique("settle-sus")
+    task = {"resource_name": name, "s3_uid": s3_uids[0], **PG}
+    uid = playbook.one("postgres", task)["instance_uid"]
+    suspended = playbook.one("postgres", {**task, "state": "absent"})
+    assert not suspended.get("failed") and suspended["operations"] == ["suspend"], suspended
+    assert deck.instance(emu, uid)["explainedStatus"] == "suspended"
+    seq = emu.last_seq
+    found = playbook.one("postgres", {"resource_name": name, "state": "deleted"})
+    assert not found.get("failed"), found.get("msg")
+    assert found["changed"] is False and write_calls(emu.requests(since=seq)) == []
+    assert found["instance"]["status"] == "suspended" and found["instance_uid"].lower() == uid.lower(), found
+    assert any("instance_uid" in w for w in found.get("warnings", [])), found.get("warnings")
+    assert deck.instance(emu, uid)["explainedStatus"] == "suspended"
+    deleted = playbook.one("postgres", {"resource_name": name, "instance_uid": uid, "state": "deleted"})
+    assert not deleted.get("failed") and deleted["changed"] is True, deleted.get("msg")
+    assert deck.instance(emu, uid)["explainedStatus"] == "deleted"
