@@ -172,6 +172,7 @@ class TaskContext:
                 f"({', '.join(i.uid for i in found)}); give the uid instead"
             )
         self._names[cache_key] = found[0].uid
+        self._checked_uids.add((service_id, found[0].uid.lower()))  # found live in its service: checked already
         return found[0].uid
 
     def check_references(self, references: List[Reference]) -> None:

@@ -192,6 +192,7 @@ class InstanceTask(Task):
             key_mismatches=tuple(differing(self.spec.params, self.desired, live, immutable=True)),
             changed=tuple(differing(self.spec.params, self.desired, live, immutable=False) + self.secrets_to_set),
             revision_changed=self._revision_changed(live),
+            after_create=self._after_create(),
             suspendable=self.spec.lifecycle.suspendable,
             deletable=self.spec.lifecycle.deletable,
             suspend_on_destroy=self.opts.suspend_on_destroy,
@@ -209,6 +210,32 @@ class InstanceTask(Task):
         if fixed:
             self.ctx.warn(f"{', '.join(fixed)}: set on create only; the API cannot change it on an existing instance")
         return [c for c in codes if c not in fixed]
+
+    def _after_create(self) -> Tuple[str, ...]:
+        """Issue 23, one run settles: what a create must be followed by in the same task. A modify when the task sets
+        params that only the modify operation takes (the create would drop them); a redeploy when the task gives
+        a git_revision that the create operation does not take (the app would run its default revision)."""
+        if self.opts.state != "present":
+            return ()
+        following: List[str] = []
+        if self.modify_only_codes():
+            following.append("modify")
+        revision = self.opts.git_revision
+        create_takes_it = any(p.option == "git_revision" and p.in_operation("create") for p in self.spec.params)
+        if revision is not None and self.spec.lifecycle.redeploy and not create_takes_it:
+            following.append("redeploy")
+        return tuple(following)
+
+    def modify_only_codes(self) -> List[str]:
+        """The task's params (secrets included) that the modify operation takes and the create does not."""
+        wanted = dict(self.desired, **self.secrets)
+        return sorted(
+            code
+            for code in wanted
+            if code in self.converter.by_code
+            and not self.converter.by_code[code].in_operation("create")
+            and self.converter.by_code[code].in_operation("modify")
+        )
 
     def _deployed_revision(self, live: Dict[str, Optional[str]]) -> Optional[str]:
         """The git_revision deployed: live when the API reports it, else the one this record deployed."""

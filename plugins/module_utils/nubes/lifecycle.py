@@ -59,6 +59,7 @@ class InstanceSituation:
     key_mismatches: Tuple[str, ...] = ()  # create-only params whose live value differs from the task's
     changed: Tuple[str, ...] = ()  # modifiable params (and secrets to set) that differ from the live ones
     revision_changed: bool = False
+    after_create: Tuple[str, ...] = ()  # issue 23: what a create is followed by so that one run settles
     suspendable: bool = True
     deletable: bool = True
     suspend_on_destroy: bool = True
@@ -180,6 +181,16 @@ def _key_mismatch(s: InstanceSituation, flag: str) -> Decision:
     )
 
 
+def _create_reason(s: InstanceSituation) -> str:
+    """Why a create is followed by more (issue 23: one run settles)."""
+    reason = "no live instance: create it"
+    if "modify" in s.after_create:
+        reason += ", then modify it to apply the params that only the modify operation takes"
+    if "redeploy" in s.after_create:
+        reason += ", then redeploy it to deploy git_revision, which the create operation does not take"
+    return reason
+
+
 def decide_present(s: InstanceSituation) -> Decision:
     adopt_flag = _flag("adopt_existing_on_create", s.adopt)
     job = "" if s.recorded or s.record_creating else s.ephemeral_state
@@ -201,11 +212,12 @@ def decide_present(s: InstanceSituation) -> Decision:
         warning = ""
         if s.lost_uid:
             warning = f"the recorded instance {s.lost_uid} is missing or deleted; a new instance is created"
-        return Decision(("create",), RECORD_WRITE, "no live instance: create it", warning=warning, rule="P20")
+        return Decision(("create", *s.after_create), RECORD_WRITE, _create_reason(s), warning=warning, rule="P20")
     if s.busy:
         return _busy(s.status, adopt_flag)
     if s.record_creating and s.status in (NOT_CREATED, CREATING):
-        return Decision(("create",), RECORD_WRITE, "this task's earlier create did not finish: continue it", rule="P42")
+        reason = "this task's earlier create did not finish: continue it"
+        return Decision(("create", *s.after_create), RECORD_WRITE, reason, rule="P42")
     if s.record_creating and s.status == RUNNING:
         if s.key_mismatches:
             return _key_mismatch(s, adopt_flag)

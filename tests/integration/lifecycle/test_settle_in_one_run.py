@@ -101,3 +101,47 @@ def test_destroy_by_name_without_a_record_shows_the_suspended_instance(
     deleted = playbook.one("postgres", {"resource_name": name, "instance_uid": uid, "state": "deleted"})
     assert not deleted.get("failed") and deleted["changed"] is True, deleted.get("msg")
     assert deck.instance(emu, uid)["explainedStatus"] == "deleted"
+
+
+def operations_of(emu: EmulatorServer, uid: str) -> list[dict[str, Any]]:
+    return [op for op in emu.operations() if op["instanceUid"].lower() == uid.lower()]
+
+
+def test_a_param_only_modify_takes_is_applied_in_the_create_run(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
+    """Issue 23: `max_size_gb_per_user` is a param of S3's modify operation only. The create run applies it with a
+    modify right after the create (the result and check mode say so), so the live value equals the task after one
+    run, and the second run is changed=false with zero writes."""
+    name = unique("settle-quota")
+    task = s3_task(name, max_size_gb_per_user=50)
+    planned = playbook.one("s3", task, check=True)
+    assert planned["changed"] and planned["operations"] == ["create", "modify"], planned
+    created = playbook.one("s3", task, diff=True)
+    assert not created.get("failed") and created["operations"] == ["create", "modify"], created.get("msg")
+    uid = created["instance_uid"]
+    assert str(deck.instance(emu, uid)["state"]["params"]["maxSizeGbPerUser"]) == "50"
+    assert created["diff"]["after"]["max_size_gb_per_user"] in (50, "50")
+    seq = emu.last_seq
+    again = playbook.one("s3", task)
+    assert again["changed"] is False and write_calls(emu.requests(since=seq)) == [], again
+
+
+def test_a_git_revision_given_on_create_is_deployed_in_the_same_run(
+    emu: EmulatorServer, playbook: PlaybookRunner
+) -> None:
+    """Issue 23: flask's create operation takes no git revision, so a create with `git_revision` is followed by a
+    redeploy of that revision in the same task (the emulator's operation log shows it with the revision); the next
+    run with the same revision changes nothing, and a new revision is deployed once."""
+    name = unique("settle-app")
+    app = {"resource_name": name, "domain": name, "resource_realm": REALM, "git_path": "https://git.example.com/a.git"}
+    created = playbook.one("flask", {**app, "git_revision": "v1"})
+    assert not created.get("failed") and created["operations"] == ["create", "redeploy"], created.get("msg")
+    ops = operations_of(emu, created["instance_uid"])
+    assert [op["operation"] for op in ops] == ["create", "redeploy"]
+    revision = {p["svcOperationCfsParam"]: p["paramValue"] for p in ops[1]["cfsParams"]}.get("gitRevision")
+    assert revision == "v1" and all(op["isSuccessful"] for op in ops)
+    seq = emu.last_seq
+    again = playbook.one("flask", {**app, "git_revision": "v1"})
+    assert again["changed"] is False and write_calls(emu.requests(since=seq)) == [], again
+    moved = playbook.one("flask", {**app, "git_revision": "v2"})
+    assert moved["operations"] == ["redeploy"]
+    assert [op["operation"] for op in operations_of(emu, created["instance_uid"])] == ["create", "redeploy", "redeploy"]

@@ -110,12 +110,13 @@ def test_postgres_full_lifecycle(emu: EmulatorServer, playbook: PlaybookRunner, 
 
 
 def test_flask_redeploy_by_git_revision(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
-    """P14/P18: a changed git_revision redeploys (after a modify when params changed), unchanged does not."""
+    """P14/P18: a changed git_revision redeploys (after a modify when params changed), unchanged does not; the
+    create deploys the task's revision with a redeploy in the same run (issue 23)."""
     name = unique("it-flask")
     task = {"resource_name": name, "domain": name, "git_path": "https://git.example.test/app.git",
             "resource_realm": REALM, "git_revision": "aaa111"}  # fmt: skip
     created = ok(playbook.one("flask", task))
-    assert created["operations"] == ["create"]
+    assert created["operations"] == ["create", "redeploy"]
     results = playbook.run(
         [
             {"name": "same revision", "nubes.cloud.flask": task},

@@ -399,9 +399,10 @@ def test_create_requested_without_uid_adopts_the_named_placeholder(
 
 
 def test_redeploy_only_when_git_revision_changes(run: RunFactory, services: Dict[str, Any], deck: FakeDeck) -> None:
-    """P14/P18: git_revision change -> redeploy (with gitRevision); unchanged -> nothing; create -> no redeploy."""
+    """P14/P18: git_revision change -> redeploy (with gitRevision); unchanged -> nothing; a create whose operation
+    takes no revision is followed by a redeploy of the task's revision (issue 23: one run settles)."""
     args = {"resource_name": "app", "domain": "app1", "resource_realm": REALM, "git_path": "https://git/x.git"}
-    assert run(services["flask"], git_revision="abc", **args)["operations"] == ["create"]
+    assert run(services["flask"], git_revision="abc", **args)["operations"] == ["create", "redeploy"]
     assert run(services["flask"], git_revision="abc", **args)["operations"] == []
     result = run(services["flask"], git_revision="def", **args)
     assert result["operations"] == ["redeploy"]
