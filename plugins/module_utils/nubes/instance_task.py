@@ -290,6 +290,8 @@ class InstanceTask(Task):
             self.after = dict(self.before)
             self.after.update(self.desired)
             self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
+            if "modify" in ops:  # the diff shows what the modify sends, defaults and zero values included
+                self.after = self.converter.with_defaults(self.after, "modify")
             sent = {k: v for k, v in self.after.items() if v != self.before.get(k)}
             self.ctx.check_references(self.converter.uid_references(sent))
         else:

@@ -185,6 +185,23 @@ class ParamConverter:
                 merged[key] = self._resolve(S3_SERVICE_ID, value, f"{param.option}.{key}")
         return dump_json(merged)
 
+    def with_defaults(self, values: Mapping[str, Optional[str]], operation: str) -> Dict[str, Optional[str]]:
+        """What an `operation` sends (P38 WithDefaults, as values.value_plan fills it), for the diff to show before
+        any write: `values` (the live params with the task's over them), and every other param of the operation
+        with its API default, else its zero value (P35; map-fixed: its built default, P36). A secret the task does
+        not give is never sent, so it is not listed (issue 23: the diff shows every value the write changes)."""
+        result = dict(values)
+        for param in self.params:
+            if result.get(param.code) is not None or param.secret or not param.in_operation(operation):
+                continue
+            if param.type == "map-fixed":
+                result[param.code] = self._map_fixed_text({}, param)
+            elif param.default is not None:
+                result[param.code] = unescape_entities(param.default) or ""
+            else:
+                result[param.code] = zero_value(param.type)
+        return result
+
     def uid_references(self, values: Mapping[str, Optional[str]]) -> List[Reference]:
         """The uids among API `values` (code -> text) that name an instance of another service: top-level params
         with a refSvcId, and the referencing sub-fields of map-fixed params (P37). Names were resolved (and so

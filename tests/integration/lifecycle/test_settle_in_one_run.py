@@ -3,8 +3,11 @@ the session emulator; every assertion about the cloud reads the emulator's admin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from ansible_collections.nubes.cloud.plugins.modules import postgres
 from tests.emulator import EmulatorServer
@@ -15,6 +18,8 @@ from tests.integration.modules.playbook import PlaybookRunner, write_calls
 S3_SERVICE_ID = 12
 POSTGRES_SERVICE_ID = 90
 PG = {"resource_realm": REALM}
+REPO = Path(__file__).resolve().parents[3]
+S3_SPEC = yaml.safe_load((REPO / "specs" / "s3.yml").read_text(encoding="utf-8"))
 
 
 def s3_task(name: str, **extra: Any) -> dict[str, Any]:
@@ -145,3 +150,32 @@ def test_a_git_revision_given_on_create_is_deployed_in_the_same_run(
     moved = playbook.one("flask", {**app, "git_revision": "v2"})
     assert moved["operations"] == ["redeploy"]
     assert [op["operation"] for op in operations_of(emu, created["instance_uid"])] == ["create", "redeploy", "redeploy"]
+
+
+def as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return "" if value is None else str(value)
+
+
+def test_the_diff_of_a_modify_shows_every_value_it_sends(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
+    """P38 WithDefaults and issue 23: a modify sends every param of the operation (the task's value, else the live
+    one, else the API default, else the zero value), so the diff shows each one whose sent value differs from the
+    live one, not only the option the task changed. Checked against the values the emulator received."""
+    name = unique("settle-diff")
+    uid = playbook.one("s3", s3_task(name))["instance_uid"]
+    live_before = {k: as_text(v) for k, v in deck.instance(emu, uid)["state"]["params"].items()}
+    changed = playbook.one("s3", s3_task(name, max_size_gb_per_user=50), diff=True)
+    assert changed["operations"] == ["modify"], changed.get("msg")
+    modify = operations_of(emu, uid)[-1]
+    sent = {p["svcOperationCfsParam"]: p["paramValue"] for p in modify["cfsParams"] if p["paramValue"] is not None}
+    differing = {code: value for code, value in sent.items() if live_before.get(code, "") != value}
+    assert "maxSizeGbPerUser" in differing and len(differing) > 1, differing  # more than the task's option
+    options = {p["code"]: p["option"] for p in S3_SPEC["params"]}
+    after, before = changed["diff"]["after"], changed["diff"]["before"]
+    for code, value in differing.items():
+        option = options[code]
+        assert as_text(after.get(option)) == value, (option, after.get(option), value)
+        assert as_text(before.get(option)) != value, (option, before.get(option), value)
