@@ -78,6 +78,29 @@ def update_password_option(params: list[dict[str, Any]], what: str) -> list[tupl
     return [("update_password", *_opt(spec, lines))]  # no_log False: the name only looks secret (Ansible warns)
 
 
+def ignore_changes_option(params: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``ignore_changes`` (Terraform's ``lifecycle.ignore_changes``, Argo CD's ``ignoreDifferences``; issue 23):
+    params the platform or another tool changes, whose live value the module leaves alone once created."""
+    modifiable = sorted(p["option"] for p in params if not p["immutable"] and not p["secret"])
+    if not modifiable:
+        return []
+    lines = [
+        "Options whose live value the module leaves alone once the instance exists: it sets them on create, and"
+        " after that neither compares them with the task nor sends them in a modify (the live value is kept).",
+        "For params the platform or another tool manages, as Terraform's C(ignore_changes) and Argo CD's"
+        " C(ignoreDifferences) do.",
+        "Without it, a live value that differs from the task is corrected on the next run.",
+    ]
+    codes = {p["code"] for p in params}
+    if {"autoScale", "resourceDisk"} <= codes:
+        lines.append(
+            "One param is left alone without it: while C(autoScale) is on, the platform grows the disk, so a live"
+            " C(resourceDisk) larger than the task's is never shrunk; the task warns so."
+        )
+    spec = {"type": "list", "elements": "str", "choices": modifiable, "default": []}
+    return [("ignore_changes", *_opt(spec, lines))]
+
+
 def return_secrets_option(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """``return_secrets`` for services with secret outputs (issue 16): opt in to read them, with ``no_log``."""
     secrets = [out["code"] for out in spec["outputs"] if out["secret"]]
@@ -386,6 +409,7 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
     lifecycle = (
         instance_lifecycle_options(spec)
         + update_password_option(spec["params"], "instance")
+        + ignore_changes_option(spec["params"])
         + return_secrets_option(spec)
     )
     argument_spec, docs = _module_options(lifecycle, spec["params"], registry, "instance")

@@ -26,6 +26,7 @@ INSTANCE_OPTIONS: tuple[str, ...] = (
     "suspend_on_destroy",
     "git_revision",
     "update_password",
+    "ignore_changes",
     "return_secrets",
 )
 SUBRESOURCE_OPTIONS: tuple[str, ...] = (

@@ -30,6 +30,15 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "record_input",
+            "record_ttl",
+        ],
+        "default": [],
+    },
     "record_input": {
         "type": "str",
     },

@@ -30,6 +30,20 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "bodymessage",
+            "duration_ms",
+            "fail_at_start",
+            "fail_in_progress",
+            "json_example",
+            "map_example",
+            "where_fail",
+        ],
+        "default": [],
+    },
     "array_map_fixed_example": {
         "type": "list",
         "elements": "dict",

@@ -30,6 +30,18 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "ip_space_name",
+            "need_enable_avi",
+            "need_external_address_snat",
+            "segroup_name",
+            "virtual_services_count",
+        ],
+        "default": [],
+    },
     "ip_space_name": {
         "type": "str",
     },

@@ -30,6 +30,19 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "dnat_create",
+            "internal_addr_access",
+            "internal_port_access",
+            "ip_space_name",
+            "service_uid",
+            "snat_create",
+        ],
+        "default": [],
+    },
     "dnat_create": {
         "type": "bool",
     },

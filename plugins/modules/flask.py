@@ -37,6 +37,18 @@ ARGUMENT_SPEC = {
     "git_revision": {
         "type": "str",
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "git_path",
+            "json_env",
+            "resource_cpu",
+            "resource_instances",
+            "resource_memory",
+        ],
+        "default": [],
+    },
     "domain": {
         "type": "str",
     },

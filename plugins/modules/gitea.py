@@ -34,6 +34,17 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": True,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "resource_cpu",
+            "resource_disk",
+            "resource_instances",
+            "resource_memory",
+        ],
+        "default": [],
+    },
     "domain": {
         "type": "str",
     },

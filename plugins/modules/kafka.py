@@ -34,6 +34,19 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": True,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "ip_space_name_master",
+            "need_external_address_master",
+            "resource_cpu",
+            "resource_disk",
+            "resource_instances",
+            "resource_memory",
+        ],
+        "default": [],
+    },
     "ip_space_name_master": {
         "type": "str",
     },

@@ -30,6 +30,15 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "partitions",
+            "replicas",
+        ],
+        "default": [],
+    },
     "kafka_uid": {
         "type": "str",
     },

@@ -37,6 +37,20 @@ ARGUMENT_SPEC = {
     "git_revision": {
         "type": "str",
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "app_version",
+            "git_path",
+            "health_path",
+            "json_env",
+            "resource_cpu",
+            "resource_instances",
+            "resource_memory",
+        ],
+        "default": [],
+    },
     "app_version": {
         "type": "str",
     },

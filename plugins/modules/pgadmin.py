@@ -43,6 +43,16 @@ ARGUMENT_SPEC = {
         "default": "on_create",
         "no_log": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "resource_cpu",
+            "resource_disk",
+            "resource_memory",
+        ],
+        "default": [],
+    },
     "domain": {
         "type": "str",
     },

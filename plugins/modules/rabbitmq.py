@@ -34,6 +34,21 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": True,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "ip_space_name_master",
+            "ip_space_name_slave",
+            "need_external_address_master",
+            "need_external_address_slave",
+            "resource_cpu",
+            "resource_disk",
+            "resource_instances",
+            "resource_memory",
+        ],
+        "default": [],
+    },
     "return_secrets": {
         "type": "bool",
         "default": False,

@@ -30,6 +30,16 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "max_buckets_per_user",
+            "max_objects_per_bucket",
+            "max_size_gb_per_user",
+        ],
+        "default": [],
+    },
     "return_secrets": {
         "type": "bool",
         "default": False,

@@ -30,6 +30,16 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "cpu_allocated",
+            "mem_allocated",
+            "storage_config",
+        ],
+        "default": [],
+    },
     "cpu_allocated": {
         "type": "int",
     },

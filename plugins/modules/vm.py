@@ -30,6 +30,20 @@ ARGUMENT_SPEC = {
         "type": "bool",
         "default": False,
     },
+    "ignore_changes": {
+        "type": "list",
+        "elements": "str",
+        "choices": [
+            "access_ip_list",
+            "access_port_list",
+            "ip_space_name",
+            "need_add_zabbix_template",
+            "vm_cpu",
+            "vm_disk",
+            "vm_ram",
+        ],
+        "default": [],
+    },
     "access_ip_list": {
         "type": "list",
         "elements": "str",

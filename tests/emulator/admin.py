@@ -7,6 +7,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from tests.emulator.app import Application
 from tests.emulator.engine import Response
+from tests.emulator.errors import ApiError
 from tests.emulator.timefmt import fmt
 
 PREFIX = "/_emulator"
@@ -63,6 +64,12 @@ def _route(app: Application, method: str, path: str, query: dict[str, str], body
             return Response(200, app.settings.to_dict())
     if key == ("GET", "instances"):
         return Response(200, {"results": app.engine.all_instances()})
+    if method == "POST" and path.startswith("instances/") and path.endswith("/platform-change"):
+        uid = path[len("instances/") : -len("/platform-change")]
+        try:
+            return Response(200, app.engine.platform_change(uid, dict((body or {}).get("params") or {})))
+        except ApiError as exc:
+            return Response(exc.status, {"error": exc.body})
     if key == ("GET", "operations"):
         return Response(200, {"results": app.engine.all_operations()})
     if path == "clock":

@@ -596,6 +596,22 @@ class Emulator:
         return Response(200, {"results": self.catalogue.realms(number)})
 
     # ------------------------------------------------------------------ test helpers
+    def platform_change(self, uid: str, params: Json) -> Json:
+        """The platform changes live params itself, with no operation (emulator-contract: autoScale grows
+        `resourceDisk` of PostgreSQL and MariaDB as the data grows). Only params the instance already has."""
+        with self.lock:
+            self.settle(self.now())
+            inst = self._instance_or_404(uid)
+            live = (inst.state or {}).get("params")
+            if not isinstance(live, dict):
+                raise ValueError(f"instance {uid} has no live params yet")
+            unknown = sorted(set(params) - set(live))
+            if unknown:
+                raise ValueError(f"instance {uid} has no params {', '.join(unknown)}")
+            live.update(params)
+            self.dirty = True
+            return views.instance_view(self, inst, self.now())
+
     def all_instances(self) -> list[Json]:
         with self.lock:
             now = self.now()

@@ -292,6 +292,10 @@ class EmulatorServer:
         """All instances, deleted ones included, as GET /instances/{uid} shows them."""
         return self.app.engine.all_instances()
 
+    def platform_change(self, uid: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Change live params as the platform does by itself (autoScale growing a disk); returns the instance."""
+        return self.app.engine.platform_change(uid, params)
+
     def operations(self) -> list[dict[str, Any]]:
         return self.app.engine.all_operations()
 

@@ -45,6 +45,7 @@ class TaskOptions:
     update_password: str  # always | on_create (community.postgresql's convention)
     git_revision: Optional[str]
     workspace: str
+    ignore_changes: Tuple[str, ...] = ()  # options whose live value is left alone once created (issue 23)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any], spec: ServiceSpec) -> TaskOptions:
@@ -65,6 +66,7 @@ class TaskOptions:
             update_password=update,
             git_revision=None if revision is None else str(revision),
             workspace=str(params.get("workspace") or "default"),
+            ignore_changes=tuple(str(option) for option in params.get("ignore_changes") or ()),
         )
 
 

@@ -37,6 +37,16 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import NameTaken, Task, run_task
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
 
+AUTOSCALE_CODE = "autoScale"  # a catalogue fact: where a service has it, the platform grows resourceDisk while on
+DISK_CODE = "resourceDisk"
+
+
+def _as_number(text: Optional[str]) -> float:
+    try:
+        return float(str(text).strip())
+    except ValueError:
+        return float("nan")  # not a number: never "larger", so never left alone by the autoScale rule
+
 
 class InstanceTask(Task):
     """present / absent / deleted of one instance of the service."""
@@ -66,6 +76,7 @@ class InstanceTask(Task):
         self.before: Dict[str, Optional[str]] = {}
         self.after: Dict[str, Optional[str]] = {}
         self.revisions: Tuple[Dict[str, str], Dict[str, str]] = ({}, {})  # git_revision in the diff (P14)
+        self.left_alone: Dict[str, str] = {}  # codes whose live value is kept (ignore_changes, autoScale disk)
 
     def run(self) -> Dict[str, Any]:
         self.ctx.warn_if_state_is_ephemeral()
@@ -171,6 +182,8 @@ class InstanceTask(Task):
         own = self._own_record()
         creating = own and self.record is not None and self.record.get("status") != STATUS_PRESENT
         live = instance.params() if instance is not None else {}
+        self.left_alone = self._left_alone(live) if instance is not None else {}
+        compared = {code: value for code, value in self.desired.items() if code not in self.left_alone}
         self.secrets_to_set = self._secrets_to_set()
         foreign = ""
         if instance is not None and instance.service_id not in (None, self.spec.service_id):
@@ -190,7 +203,7 @@ class InstanceTask(Task):
             live_uids=tuple(self.live_uids),
             adopt=self.opts.adopt,
             key_mismatches=tuple(differing(self.spec.params, self.desired, live, immutable=True)),
-            changed=tuple(differing(self.spec.params, self.desired, live, immutable=False) + self.secrets_to_set),
+            changed=tuple(differing(self.spec.params, compared, live, immutable=False) + self.secrets_to_set),
             revision_changed=self._revision_changed(live),
             after_create=self._after_create(),
             suspendable=self.spec.lifecycle.suspendable,
@@ -210,6 +223,29 @@ class InstanceTask(Task):
         if fixed:
             self.ctx.warn(f"{', '.join(fixed)}: set on create only; the API cannot change it on an existing instance")
         return [c for c in codes if c not in fixed]
+
+    def _left_alone(self, live: Dict[str, Optional[str]]) -> Dict[str, str]:
+        """Issue 23: the params whose live value this task neither compares nor sends (code -> why): those the task
+        lists in ignore_changes, and a disk that autoScale grew beyond the task's size (never shrunk, with a
+        warning that says so)."""
+        by_option = self.converter.by_option
+        kept = {by_option[o].code: "ignore_changes" for o in self.opts.ignore_changes if o in by_option}
+        wanted, grown = self.desired.get(DISK_CODE), live.get(DISK_CODE)
+        if (
+            DISK_CODE not in kept
+            and AUTOSCALE_CODE in self.converter.by_code
+            and str(live.get(AUTOSCALE_CODE)).lower() == "true"
+            and wanted is not None
+            and grown is not None
+            and _as_number(grown) > _as_number(wanted)
+        ):
+            option = self.converter.options[DISK_CODE]
+            kept[DISK_CODE] = "autoScale"
+            self.ctx.warn(
+                f"{option}: the live disk ({grown} GB) is larger than the task's ({wanted} GB): autoScale is on, and "
+                f"the platform grew it; it is left as it is, never shrunk (list {option} in ignore_changes to say so)"
+            )
+        return kept
 
     def _after_create(self) -> Tuple[str, ...]:
         """Issue 23, one run settles: what a create must be followed by in the same task. A modify when the task sets
@@ -288,7 +324,7 @@ class InstanceTask(Task):
         elif self.opts.state == "present":
             self.before = {k: v for k, v in live.items() if k in self.converter.by_code}
             self.after = dict(self.before)
-            self.after.update(self.desired)
+            self.after.update({k: v for k, v in self.desired.items() if k not in self.left_alone})
             self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
             if "modify" in ops:  # the diff shows what the modify sends, defaults and zero values included
                 self.after = self.converter.with_defaults(self.after, "modify")
@@ -356,7 +392,7 @@ class InstanceTask(Task):
         current: Dict[str, Optional[str]] = {}
         if name == "modify":
             secrets = {c: self.secrets[c] for c in self.secrets_to_set}
-            values = dict(self.desired, **secrets)
+            values = {k: v for k, v in dict(self.desired, **secrets).items() if k not in self.left_alone}
             current = self.instance.params() if self.instance is not None else {}  # P38: the rest keeps its value
         elif name == "redeploy" and self.opts.git_revision is not None:
             values = {self._revision_code(): self.opts.git_revision}

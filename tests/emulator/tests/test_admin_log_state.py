@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.emulator.server import EmulatorServer
 from tests.emulator.tests.api import PLAIN, Api, uid_from
+from tests.emulator.tests.helpers import running_postgres
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -168,3 +169,20 @@ def test_cli_rejects_a_bad_fault_file(tmp_path: Path) -> None:
         cwd=REPO, capture_output=True, text=True, timeout=30, check=False,
     )  # fmt: skip
     assert out.returncode != 0 and "kind must be one of" in out.stderr
+
+
+def test_platform_change_sets_live_params_without_an_operation(emu: EmulatorServer, api: Api, name: str) -> None:
+    """The platform's own changes (autoScale growing a PostgreSQL disk): live params change, no operation is
+    added, and a param the instance does not have is refused."""
+    uid = running_postgres(api, name)
+
+    def live() -> dict:
+        return next(i for i in emu.instances() if i["instanceUid"] == uid)["state"]["params"]
+
+    before = len(emu.operations())
+    grown = PLAIN.post(f"{emu.admin_url}/instances/{uid}/platform-change", json={"params": {"resourceDisk": 250}})
+    assert grown.status_code == 200, grown.text
+    assert live()["resourceDisk"] == 250
+    assert len(emu.operations()) == before
+    unknown = PLAIN.post(f"{emu.admin_url}/instances/{uid}/platform-change", json={"params": {"nope": 1}})
+    assert unknown.status_code == 400 and "nope" in unknown.text

@@ -179,3 +179,42 @@ def test_the_diff_of_a_modify_shows_every_value_it_sends(emu: EmulatorServer, pl
         option = options[code]
         assert as_text(after.get(option)) == value, (option, after.get(option), value)
         assert as_text(before.get(option)) != value, (option, before.get(option), value)
+
+
+def test_a_disk_that_autoscale_grew_is_never_shrunk(
+    emu: EmulatorServer, playbook: PlaybookRunner, s3_uids: list[str]
+) -> None:
+    """Issue 23: with autoScale on (the live catalogue's default), the platform grows `resourceDisk`; a task that
+    states `resource_disk` leaves the grown disk alone (no modify, no write) and warns so, instead of shrinking
+    it on every run. A disk smaller than the task's is still corrected."""
+    name = unique("settle-disk")
+    task = {"resource_name": name, "s3_uid": s3_uids[0], "resource_disk": 10, **PG}
+    uid = playbook.one("postgres", task)["instance_uid"]
+    assert str(deck.instance(emu, uid)["state"]["params"]["autoScale"]).lower() == "true"
+    emu.platform_change(uid, {"resourceDisk": 15})
+    seq = emu.last_seq
+    kept = playbook.one("postgres", task)
+    assert not kept.get("failed") and kept["changed"] is False, kept
+    assert write_calls(emu.requests(since=seq)) == []
+    assert any("autoScale is on" in w and "never shrunk" in w for w in kept.get("warnings", [])), kept
+    assert str(deck.instance(emu, uid)["state"]["params"]["resourceDisk"]) == "15"
+    grown = playbook.one("postgres", {**task, "resource_disk": 20})
+    assert grown["operations"] == ["modify"], grown.get("msg")
+    assert str(deck.instance(emu, uid)["state"]["params"]["resourceDisk"]) == "20"
+
+
+def test_ignore_changes_leaves_a_changed_param_alone(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
+    """Issue 23: an option listed in ignore_changes is set on create and then left alone: a value another tool
+    set is neither compared nor sent (no write); without the option, the next run corrects it."""
+    name = unique("settle-ignore")
+    task = s3_task(name, max_size_gb_per_user=50, ignore_changes=["max_size_gb_per_user"])
+    uid = playbook.one("s3", task)["instance_uid"]
+    assert str(deck.instance(emu, uid)["state"]["params"]["maxSizeGbPerUser"]) == "50"  # set on create
+    deck.run_operation(emu, uid, "modify", {"maxSizeGbPerUser": "70"})  # another tool changes it
+    seq = emu.last_seq
+    left = playbook.one("s3", task)
+    assert left["changed"] is False and write_calls(emu.requests(since=seq)) == [], left
+    assert str(deck.instance(emu, uid)["state"]["params"]["maxSizeGbPerUser"]) == "70"
+    corrected = playbook.one("s3", s3_task(name, max_size_gb_per_user=50))
+    assert corrected["operations"] == ["modify"], corrected.get("msg")
+    assert str(deck.instance(emu, uid)["state"]["params"]["maxSizeGbPerUser"]) == "50"
