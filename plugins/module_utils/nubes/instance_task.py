@@ -324,7 +324,10 @@ class InstanceTask(Task):
         elif self.opts.state == "present":
             self.before = {k: v for k, v in live.items() if k in self.converter.by_code}
             self.after = dict(self.before)
-            self.after.update({k: v for k, v in self.desired.items() if k not in self.left_alone})
+            # only what differs: a value equal to the live one in another spelling (a map-fixed object without a
+            # sub-field the API fills with ""; P39) is shown as it is live, so a no-op shows no difference
+            wanted = {k: v for k, v in self.desired.items() if k not in self.left_alone}
+            self.after.update({k: wanted[k] for k in differing(self.spec.params, wanted, live, immutable=False)})
             self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
             if "modify" in ops:  # the diff shows what the modify sends, defaults and zero values included
                 self.after = self.converter.with_defaults(self.after, "modify")

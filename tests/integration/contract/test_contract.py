@@ -1,0 +1,117 @@
+"""The contract suite (issue 23): one run settles, and the second run is empty, for every instance module and every
+parameter its task can set, with the values derived from its spec (contract_plan.py).
+
+For each module, one real ansible-playbook run against the emulator: the tasks that make its references, its own
+task with every settable option (the create), the same task again, and again in check and diff mode. Between the
+create and the re-runs a marker request goes to the emulator, so the request log tells which writes came after it.
+Then the emulator's admin API, never the module's result, is the truth:
+- the live params equal the task's value for every checked option, after the one create run;
+- the re-run and the check-mode run send no write request, and both report changed=false;
+- the check-mode diff shows no difference.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.emulator import EmulatorServer
+from tests.integration.contract.contract_plan import as_live_text, contract_plan, covers, instance_modules
+from tests.integration.modules.playbook import PlaybookRunner, create_raw_instance, write_calls
+
+MARKER = "contract-rerun"
+TEMPLATE = re.compile(r"\{\{ r(\d+)\.instance_uid \}\}")
+UID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")  # compared case-blind
+
+
+def marker_task(emu: EmulatorServer) -> dict[str, Any]:
+    """A read of the deck-api (the admin API is not logged) that marks, in the request log, where the re-runs
+    begin."""
+    return {
+        "name": "marker",
+        "ansible.builtin.uri": {
+            "url": f"{emu.endpoint}/instances?pageSize=1&{MARKER}=1",
+            "headers": {"Authorization": f"Bearer {emu.token}"},
+        },
+        "check_mode": False,
+    }
+
+
+def resolved(value: Any, results: list[dict[str, Any]]) -> Any:
+    """A task value as Ansible resolved it: `{{ rN.instance_uid }}` is the uid an earlier task registered."""
+    found = TEMPLATE.fullmatch(str(value)) if isinstance(value, str) else None
+    return results[int(found.group(1))]["instance_uid"] if found else value
+
+
+def same_value(wanted: Any, live: Any) -> bool:
+    """The task's value and the live one, as the API's text; uids compare without case."""
+    task_text = as_live_text(wanted)
+    if UID.fullmatch(task_text):
+        return task_text.lower() == as_live_text(live).lower()
+    return covers(wanted, live)
+
+
+def is_marker(entry: dict[str, Any]) -> bool:
+    return MARKER in str(entry.get("query"))
+
+
+def live_params(emu: EmulatorServer, uid: str) -> dict[str, Any]:
+    return next(i for i in emu.instances() if i["instanceUid"].lower() == uid.lower())["state"]["params"]
+
+
+@pytest.mark.parametrize("module", instance_modules())
+def test_one_run_settles_and_the_second_is_empty(module: str, emu: EmulatorServer, playbook: PlaybookRunner) -> None:
+    """Issue 23 (P16, P20, P38): create with every settable parameter, then re-run and re-run in check mode."""
+    suffix = playbook.workdir.name[-8:].replace("_", "-").lower()
+    contract = contract_plan(module, suffix)
+    raw_uids = {name: create_raw_instance(emu.endpoint, emu.token, sid, name) for sid, name in contract.raw}
+    task = {f"nubes.cloud.{module}": contract.args}
+    tasks = [
+        *contract.setup_tasks,
+        {"name": "create", **task},
+        marker_task(emu),
+        {"name": "re-run", **task},
+        {"name": "check", **task, "check_mode": True, "diff": True},
+    ]
+    results = playbook.run([{**t, "vars": {"raw_uids": raw_uids}} for t in tasks])
+    for spec_task, result in zip(tasks, results):
+        assert not result.get("failed"), f"{module}: {spec_task['name']}: {result.get('msg')}"
+    created, rerun, checked = results[-4], results[-2], results[-1]
+
+    live = live_params(emu, created["instance_uid"])
+    wanted = {option: resolved(contract.expected[option], results) for option in contract.checked}
+    differing = {
+        option: (wanted[option], live.get(code))
+        for option, code in contract.checked.items()
+        if not same_value(wanted[option], live.get(code))
+    }
+    assert not differing, f"{module}: after one run the live params differ from the task: {differing}"
+
+    log = emu.requests()
+    marks = [entry["seq"] for entry in log if is_marker(entry)]
+    assert marks, "the marker request is in the log"
+    after = write_calls([entry for entry in log if entry["seq"] > marks[-1]])
+    assert after == [], f"{module}: the second run wrote: {[(w['method'], w['path']) for w in after]}"
+    assert rerun["changed"] is False, f"{module}: re-run changed: {rerun.get('operations')}"
+    assert checked["changed"] is False, f"{module}: check mode predicts {checked.get('operations')}"
+    assert checked["diff"]["before"] == checked["diff"]["after"], f"{module}: check-mode diff {checked['diff']}"
+
+
+def test_the_summary_counts_every_parameter() -> None:
+    """Every settable parameter of every module is either checked or excused with a reason, never dropped."""
+    for module in instance_modules():
+        contract = contract_plan(module, "count")
+        assert all(reason.strip() for reason in contract.excused.values()), module
+        assert not set(contract.checked) & set(contract.excused), module
+
+
+def test_marker_is_a_logged_read(emu: EmulatorServer) -> None:
+    """The marker is a logged GET, so it marks the log and is never counted as a write of the re-runs."""
+    task = marker_task(emu)["ansible.builtin.uri"]
+    seq = emu.last_seq
+    assert httpx.get(task["url"], headers=task["headers"]).status_code == 200
+    (entry,) = emu.requests(since=seq)
+    assert is_marker(entry) and write_calls([entry]) == []
