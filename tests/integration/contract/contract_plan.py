@@ -70,6 +70,38 @@ def contract_value(param: dict[str, Any]) -> Any:
     return f"contract-{param['option'].replace('_', '-')}"
 
 
+def another_value(param: dict[str, Any], current: Any) -> Any:
+    """A valid value that differs from `current` (the value the instance has now), for the per-parameter cases;
+    None when the spec gives no second one (an object or a list, or a value the emulator checks by form)."""
+    if param["type"] in ("map-fixed", "array"):
+        return None
+    if param["choices"]:
+        others = [c for c in param["choices"] if str(c) != str(current)]
+        if not others:
+            return None
+        return int(others[0]) if param["type"] == "integer" else others[0]
+    if isinstance(current, bool):
+        return not current
+    if isinstance(current, int):
+        return current + 1
+    if isinstance(current, dict):
+        return {**current, "contract": "changed"}
+    if param["option"] in VALUES:
+        return None
+    text = str(current)
+    return str(int(text) + 1) if text.lstrip("-").isdigit() else f"{text}-2"
+
+
+def typed_live(value: Any, param: dict[str, Any]) -> Any:
+    """A task value as the emulator's `state.params` types it, for a platform change: integers and booleans as
+    JSON numbers and booleans, JSON objects as objects, the rest as text."""
+    if param["type"] == "integer":
+        return int(value)
+    if param["type"] == "boolean":
+        return bool(value)
+    return value
+
+
 def sub_object(param: dict[str, Any]) -> dict[str, Any] | None:
     """An object of a map-fixed param (or of an array's items) built from its sub-params: each one's contract value,
     a reference sub-param left out (its default applies). None when it has no sub-params."""
@@ -135,6 +167,38 @@ def covers(wanted: Any, live: Any) -> bool:
     if isinstance(wanted, list):
         return isinstance(live, list) and len(live) == len(wanted) and all(map(covers, wanted, live))
     return as_live_text(wanted) == as_live_text(live)
+
+
+@dataclass(frozen=True)
+class ParameterCase:
+    """One modifiable option changed alone (`value`), then set back out of band by the platform (`drift`)."""
+
+    option: str
+    code: str
+    value: Any
+    drift: Any  # the previous value, as the emulator's live params type it
+
+
+def parameter_cases(contract: ContractPlan) -> tuple[list[ParameterCase], dict[str, str]]:
+    """The per-parameter cases of a module (every checked option that the modify operation takes), and the ones
+    excused with a reason."""
+    spec = {p["option"]: p for p in load_specs()[contract.module]["params"]}
+    cases: list[ParameterCase] = []
+    excused: dict[str, str] = {}
+    for option in sorted(contract.checked):
+        param = spec[option]
+        if param["immutable"] or "modify" not in (param.get("operations") or {}):
+            continue  # create-only: covered by the create case
+        if (contract.module, option) in CHOSEN:
+            excused[option] = "a failure switch of the test service: any other value makes its operation fail"
+            continue
+        current = contract.args[option]
+        value = another_value(param, current)
+        if value is None:
+            excused[option] = f"no second valid {param['type']} value can be derived from the spec alone"
+            continue
+        cases.append(ParameterCase(option, param["code"], value, typed_live(current, param)))
+    return cases, excused
 
 
 def as_live_text(value: Any) -> str:

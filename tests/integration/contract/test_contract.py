@@ -19,7 +19,13 @@ import httpx
 import pytest
 
 from tests.emulator import EmulatorServer
-from tests.integration.contract.contract_plan import as_live_text, contract_plan, covers, instance_modules
+from tests.integration.contract.contract_plan import (
+    as_live_text,
+    contract_plan,
+    covers,
+    instance_modules,
+    parameter_cases,
+)
 from tests.integration.modules.playbook import PlaybookRunner, create_raw_instance, write_calls
 
 MARKER = "contract-rerun"
@@ -115,3 +121,71 @@ def test_marker_is_a_logged_read(emu: EmulatorServer) -> None:
     assert httpx.get(task["url"], headers=task["headers"]).status_code == 200
     (entry,) = emu.requests(since=seq)
     assert is_marker(entry) and write_calls([entry]) == []
+
+
+def modules_with_modifiable_params() -> list[str]:
+    return [m for m in instance_modules() if parameter_cases(contract_plan(m, "list"))[0]]
+
+
+@pytest.mark.parametrize("module", modules_with_modifiable_params())
+def test_each_parameter_changed_alone_and_out_of_band(
+    module: str, emu: EmulatorServer, playbook: PlaybookRunner
+) -> None:
+    """Issue 23 (P38, P16): after the create with every parameter, each modifiable option in turn is changed alone
+    (the modify sends exactly that change: every other option keeps the value the instance has), then set back by
+    the platform out of band (the emulator's platform-change), and the next run corrects it. The emulator's
+    operation log is the truth: the values each modify sent, and the live params at the end."""
+    suffix = playbook.workdir.name[-8:].replace("_", "-").lower()
+    contract = contract_plan(module, suffix)
+    cases, _excused = parameter_cases(contract)
+    raw_uids = {name: create_raw_instance(emu.endpoint, emu.token, sid, name) for sid, name in contract.raw}
+    create_index = len(contract.setup_tasks)
+    tasks: list[dict[str, Any]] = [*contract.setup_tasks, {"name": "create", f"nubes.cloud.{module}": contract.args}]
+    current = dict(contract.args)
+    states = []
+    for case in cases:
+        current = {**current, case.option: case.value}
+        states.append(dict(current))
+        tasks.append({"name": f"change {case.option}", f"nubes.cloud.{module}": dict(current)})
+        tasks.append(platform_change_task(emu, create_index, {case.code: case.drift}))
+        tasks.append({"name": f"correct {case.option}", f"nubes.cloud.{module}": dict(current)})
+    results = playbook.run([{**t, "vars": {"raw_uids": raw_uids}} for t in tasks])
+    for spec_task, result in zip(tasks, results):
+        assert not result.get("failed"), f"{module}: {spec_task['name']}: {result.get('msg')}"
+
+    uid = results[create_index]["instance_uid"]
+    modifies = [
+        op for op in emu.operations() if op["instanceUid"].lower() == uid.lower() and op["operation"] == "modify"
+    ]
+    settled = results[create_index]["operations"].count("modify")  # the create's own modify (modify-only params)
+    modifies = modifies[settled:]
+    assert len(modifies) == 2 * len(cases), f"{module}: {len(modifies)} modify operations for {len(cases)} cases"
+    codes = {option: contract.checked[option] for option in contract.checked}
+    for index, case in enumerate(cases):
+        expected = states[index]
+        for step, op in (("change", modifies[2 * index]), ("correction", modifies[2 * index + 1])):
+            sent = {p["svcOperationCfsParam"]: p["paramValue"] for p in op["cfsParams"]}
+            wrong = {
+                option: (expected[option], sent[code])
+                for option, code in codes.items()
+                if code in sent and not same_value(resolved(expected[option], results), sent[code])
+            }
+            assert not wrong, f"{module}: the {step} of {case.option} sent other values than the task's: {wrong}"
+    live = live_params(emu, uid)
+    final = {option: resolved(current[option], results) for option in codes}
+    off = {o: (final[o], live.get(c)) for o, c in codes.items() if not same_value(final[o], live.get(c))}
+    assert not off, f"{module}: the live params differ from the last task: {off}"
+
+
+def platform_change_task(emu: EmulatorServer, create_index: int, params: dict[str, Any]) -> dict[str, Any]:
+    """The platform changes a live param itself (the emulator's admin call), between two runs of the task."""
+    return {
+        "name": f"out of band: {', '.join(params)}",
+        "ansible.builtin.uri": {
+            "url": f"{emu.admin_url}/instances/{{{{ r{create_index}.instance_uid }}}}/platform-change",
+            "method": "POST",
+            "body_format": "json",
+            "body": {"params": params},
+        },
+        "check_mode": False,
+    }
