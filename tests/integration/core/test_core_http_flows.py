@@ -67,7 +67,8 @@ def test_modify(task: RunTask, specs: Dict[str, Any], emu: Any, name: str) -> No
 
 
 def test_redeploy_only_when_git_revision_changes(task: RunTask, specs: Dict[str, Any], name: str) -> None:
-    """P14/P18: git_revision change -> redeploy (and only then)."""
+    """P14/P18: git_revision change -> redeploy (and only then); a create deploys the task's revision with a
+    redeploy in the same run, as the create operation takes none (issue 23)."""
     args = {
         "resource_name": name,
         "domain": name,
@@ -75,7 +76,7 @@ def test_redeploy_only_when_git_revision_changes(task: RunTask, specs: Dict[str,
         "git_path": "https://git.test/app.git",
         "git_revision": "r1",
     }
-    assert task(specs["flask"], **args)[0]["operations"] == ["create"]
+    assert task(specs["flask"], **args)[0]["operations"] == ["create", "redeploy"]
     same, log = task(specs["flask"], **args)
     assert same["operations"] == [] and shape(log) == ["GET /instances/<uid>"]
     args["git_revision"] = "r2"
