@@ -193,12 +193,21 @@ def parameter_cases(contract: ContractPlan) -> tuple[list[ParameterCase], dict[s
             excused[option] = "a failure switch of the test service: any other value makes its operation fail"
             continue
         current = contract.args[option]
+        if isinstance(current, str) and "{{" in current:
+            excused[option] = "a reference to another instance (the uid an earlier task registered)"
+            continue
         value = another_value(param, current)
         if value is None:
             excused[option] = f"no second valid {param['type']} value can be derived from the spec alone"
             continue
         cases.append(ParameterCase(option, param["code"], value, typed_live(current, param)))
     return cases, excused
+
+
+def expected_of(contract: ContractPlan, args: dict[str, Any]) -> dict[str, Any]:
+    """The checked options of `args` as the live params hold them (expected_live)."""
+    spec = {p["option"]: p for p in load_specs()[contract.module]["params"]}
+    return {option: expected_live(args[option], spec[option]) for option in contract.checked}
 
 
 def as_live_text(value: Any) -> str:

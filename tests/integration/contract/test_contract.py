@@ -23,6 +23,7 @@ from tests.integration.contract.contract_plan import (
     as_live_text,
     contract_plan,
     covers,
+    expected_of,
     instance_modules,
     parameter_cases,
 )
@@ -145,7 +146,7 @@ def test_each_parameter_changed_alone_and_out_of_band(
     states = []
     for case in cases:
         current = {**current, case.option: case.value}
-        states.append(dict(current))
+        states.append(expected_of(contract, current))
         tasks.append({"name": f"change {case.option}", f"nubes.cloud.{module}": dict(current)})
         tasks.append(platform_change_task(emu, create_index, {case.code: case.drift}))
         tasks.append({"name": f"correct {case.option}", f"nubes.cloud.{module}": dict(current)})
@@ -172,7 +173,7 @@ def test_each_parameter_changed_alone_and_out_of_band(
             }
             assert not wrong, f"{module}: the {step} of {case.option} sent other values than the task's: {wrong}"
     live = live_params(emu, uid)
-    final = {option: resolved(current[option], results) for option in codes}
+    final = {option: resolved(value, results) for option, value in expected_of(contract, current).items()}
     off = {o: (final[o], live.get(c)) for o, c in codes.items() if not same_value(final[o], live.get(c))}
     assert not off, f"{module}: the live params differ from the last task: {off}"
 
