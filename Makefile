@@ -79,7 +79,7 @@ test: venv ## everything on the newest ansible-core: lint, sanity, unit, drift c
 	for step in $(TEST_STEPS); do \
 	  echo "test: === $$step ==="; \
 	  start=$$(date +%s); status=passed; \
-	  $(MAKE) --no-print-directory $$step || { failed="$$failed $$step"; status=FAILED; }; \
+	  NUBES_TIMINGS_STEP=$$step $(MAKE) --no-print-directory $$step || { failed="$$failed $$step"; status=FAILED; }; \
 	  bash scripts/timing-record.sh step "$$step" $$(($$(date +%s) - start)) $$status; \
 	done; \
 	echo "test: === integration $(strip $(INTEGRATION_TARGETS)) ==="; \
@@ -93,7 +93,7 @@ integration-all: venv
 	for t in integration $(INTEGRATION_TARGETS); do \
 	  [ "$$t" = integration ] || echo "test: === $$t ==="; \
 	  start=$$(date +%s); status=passed; \
-	  $(MAKE) --no-print-directory $$t || { rc=1; status=FAILED; }; \
+	  NUBES_TIMINGS_STEP=$$t $(MAKE) --no-print-directory $$t || { rc=1; status=FAILED; }; \
 	  bash scripts/timing-record.sh step "$$t" $$(($$(date +%s) - start)) $$status; \
 	done; \
 	exit $$rc

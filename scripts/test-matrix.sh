@@ -60,7 +60,7 @@ run_step() {
   echo
   echo "matrix: === $label ==="
   start=$(date +%s)
-  "$@"
+  NUBES_TIMINGS_STEP=$label "$@"
   rc=$?
   local took=$(($(date +%s) - start))
   status=passed

@@ -1,8 +1,8 @@
 """Print the timing table of a CI run from the rows its steps appended to `$NUBES_TIMINGS`.
 
 Rows are `KIND<TAB>NAME<TAB>SECONDS<TAB>STATUS` (scripts/timing-record.sh for steps, matrix steps and builds;
-tests/timings.py for tests). The table lists set-up, every `make test` step, every matrix step, the cold
-builds, the test time of each suite, and the slowest tests. With `--total` it ends with the run's wall time and,
+tests/timings.py for tests, kind `test` or `test@<step>`). The table lists set-up, every `make test` step, every
+matrix step, the cold builds, the test time of each suite, and the slowest tests. With `--total` it ends with the run's wall time and,
 past `--budget-minutes`, a warning: a slow run still passes, but everyone sees where its time went.
 
 Usage: python scripts/timings_report.py FILE [--total SECONDS] [--budget-minutes 60] [--slowest 15]
@@ -51,11 +51,20 @@ def minutes(seconds: float) -> str:
     return f"{int(seconds) // 60} min {int(seconds) % 60:02d} s"
 
 
-def suite_of(nodeid: str) -> str:
-    """The suite a test belongs to: its directory (tests/integration/modules), or its file when at the top."""
-    path = nodeid.split("::", 1)[0]
+def suite_of(row: Row) -> str:
+    """The suite of a test row: its step, when the row names one (kind `test@unit 2.16`), and its directory
+    (tests/integration/modules), or its file when at the top."""
+    path = row.name.split("::", 1)[0]
     parts = path.split("/")
-    return "/".join(parts[:3]) if len(parts) > 3 else "/".join(parts[:-1]) or path
+    suite = "/".join(parts[:3]) if len(parts) > 3 else "/".join(parts[:-1]) or path
+    step = row.kind.partition("@")[2]
+    return f"{step}: {suite}" if step else suite
+
+
+def test_label(row: Row) -> Row:
+    """A test row named with its step, for the list of the slowest."""
+    step = row.kind.partition("@")[2]
+    return Row(row.kind, f"{step}: {row.name}" if step else row.name, row.seconds, row.status)
 
 
 def table(rows: Iterable[Row]) -> list[str]:
@@ -68,11 +77,12 @@ def report(rows: list[Row], slowest: int) -> list[str]:
         section = [row for row in rows if row.kind == kind]
         if section:
             lines += [f"{title}:", *table(section)]
-    tests = [row for row in rows if row.kind == "test"]
+    tests = [test_label(row) for row in rows if row.kind == "test" or row.kind.startswith("test@")]
     if tests:
         per_suite: dict[str, list[float]] = defaultdict(list)
-        for row in tests:
-            per_suite[suite_of(row.name)].append(row.seconds)
+        for row in rows:
+            if row.kind == "test" or row.kind.startswith("test@"):
+                per_suite[suite_of(row)].append(row.seconds)
         lines.append("test time per suite (summed over the tests; with several workers it exceeds the wall time):")
         for suite, seconds in sorted(per_suite.items(), key=lambda item: -sum(item[1])):
             lines.append(f"  {sum(seconds):8.0f}  {len(seconds):5d} tests  {suite}")

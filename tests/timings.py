@@ -1,8 +1,10 @@
 """pytest plugin: each test's wall time (set-up, call and tear-down) as a row of the run's timing file.
 
 When `$NUBES_TIMINGS` names a file (`.ci/run` sets it), every pytest run appends one `test` row per test at its
-end, and `scripts/timings_report.py` prints the slowest of them in the CI timing table. With pytest-xdist the
-reports reach the controller, which alone writes, so a test is counted once whatever the number of workers.
+end, of kind `test@<step>` when `$NUBES_TIMINGS_STEP` names the step that runs it (the same test runs in several
+steps: the unit tests on every ansible-core of the matrix), and `scripts/timings_report.py` prints the slowest of
+them in the CI timing table. With pytest-xdist the reports reach the controller, which alone writes, so a test is
+counted once whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections import defaultdict
 import pytest
 
 TIMINGS_ENV = "NUBES_TIMINGS"
+STEP_ENV = "NUBES_TIMINGS_STEP"  # the step that runs this pytest (a make test step, a matrix step): rows say it
 
 
 class TimingRecorder:
@@ -32,9 +35,11 @@ class TimingRecorder:
         if not self.seconds:
             return
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        step = os.environ.get(STEP_ENV, "").replace("\t", " ")
+        kind = f"test@{step}" if step else "test"
         with open(self.path, "a", encoding="utf-8") as out:
             for nodeid, seconds in self.seconds.items():
-                out.write(f"test\t{nodeid}\t{seconds:.2f}\t{self.outcome.get(nodeid, 'passed')}\n")
+                out.write(f"{kind}\t{nodeid}\t{seconds:.2f}\t{self.outcome.get(nodeid, 'passed')}\n")
 
 
 def pytest_configure(config: pytest.Config) -> None:

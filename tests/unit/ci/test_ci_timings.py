@@ -112,8 +112,31 @@ def test_each_test_is_one_row_once_also_with_xdist_workers(tmp_path: Path) -> No
     assert out.index("test_slow") > out.index("the 2 slowest tests:")
 
 
-def test_suite_of_groups_tests_by_their_suite_directory() -> None:
-    assert timings_report.suite_of("tests/integration/modules/test_x.py::test_y[a]") == "tests/integration/modules"
-    assert timings_report.suite_of("tests/unit/nubes/test_x.py::test_y") == "tests/unit/nubes"
-    assert timings_report.suite_of("tests/cluster/tests/test_smoke.py::t") == "tests/cluster/tests"
-    assert timings_report.suite_of("test_sample.py::t") == "test_sample.py"
+def test_suite_of_groups_tests_by_their_step_and_suite_directory() -> None:
+    def suite(kind: str, name: str) -> str:
+        return timings_report.suite_of(timings_report.Row(kind, name, 1.0, "passed"))
+
+    assert suite("test", "tests/integration/modules/test_x.py::test_y[a: b]") == "tests/integration/modules"
+    assert suite("test@unit 2.16", "tests/unit/nubes/test_x.py::test_y") == "unit 2.16: tests/unit/nubes"
+    assert suite("test@integration", "tests/cluster/tests/test_smoke.py::t") == "integration: tests/cluster/tests"
+    assert suite("test", "test_sample.py::t") == "test_sample.py"
+
+
+def test_rows_name_the_step_that_ran_the_test(tmp_path: Path) -> None:
+    """The same test runs in several steps (unit on every ansible-core): each row says which one."""
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["tests.timings"]\n', encoding="utf-8")
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
+    timings = tmp_path / "timings.tsv"
+    for step in ("unit", "unit 2.16"):
+        env = {**os.environ, "NUBES_TIMINGS": str(timings), "NUBES_TIMINGS_STEP": step, "PYTHONPATH": str(REPO)}
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            check=True,
+        )
+    kinds = [line.split("\t")[0] for line in timings.read_text(encoding="utf-8").splitlines()]
+    assert kinds == ["test@unit", "test@unit 2.16"]
+    out = run_report(timings)
+    assert "unit 2.16: test_one.py" in out and "unit: test_one.py" in out
