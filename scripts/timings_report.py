@@ -2,8 +2,9 @@
 
 Rows are `KIND<TAB>NAME<TAB>SECONDS<TAB>STATUS` (scripts/timing-record.sh for steps, matrix steps and builds;
 tests/timings.py for tests, kind `test` or `test@<step>`). The table lists set-up, every `make test` step, every
-matrix step, the cold builds, the test time of each suite, and the slowest tests. With `--total` it ends with the run's wall time and,
-past `--budget-minutes`, a warning: a slow run still passes, but everyone sees where its time went.
+matrix step, the cold builds, the test time of each suite, and the slowest tests. With `--total` it ends with the
+run's wall time and, past `--budget-minutes`, a warning: a slow run still passes, but everyone sees where its time
+went.
 
 Usage: python scripts/timings_report.py FILE [--total SECONDS] [--budget-minutes 60] [--slowest 15]
 """
