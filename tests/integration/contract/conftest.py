@@ -1,11 +1,9 @@
-"""The contract suite's fixtures (the modules suite's playbook runner) and the summary of the cases it runs and
-excuses per module."""
+"""The contract suite's summary of the cases it runs and excuses per module (the playbook runner is
+tests/integration/conftest.py's)."""
 
 from __future__ import annotations
 
 import pytest
-
-from tests.integration.modules.conftest import playbook  # noqa: F401  (the modules suite's runner fixture)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

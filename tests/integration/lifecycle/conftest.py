@@ -1,5 +1,5 @@
-"""Fixtures of the lifecycle tests: real ansible-playbook against the session emulator, a temp state file, and
-set-up instances made in-process (so each test spends its playbook runs on what it checks)."""
+"""Fixtures of the lifecycle tests: set-up instances made in-process (so each test spends its playbook runs on what
+it checks); the playbook runner is tests/integration/conftest.py's."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import pytest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.runner import Runner, validate_params
 from ansible_collections.nubes.cloud.plugins.modules import s3
 from tests.emulator import EmulatorServer
-from tests.integration.modules.playbook import PlaybookRunner
 
 REALM = "k8s-3.ext.nubes.ru"
 
@@ -26,12 +25,6 @@ def in_process(emu: EmulatorServer, module: Any, state_path: Path, kind: str = "
     full = {"api_endpoint": emu.endpoint, "api_token": emu.token, "state_path": str(state_path), **params}
     validated = validate_params(module.SERVICE, module.ARGUMENT_SPEC, kind, full)
     return Runner(module.SERVICE, validated, kind).run()
-
-
-@pytest.fixture
-def playbook(emu: EmulatorServer, tmp_path: Path) -> PlaybookRunner:
-    """ansible-playbook against the emulator, with NUBES_STATE_PATH in a fresh temp dir."""
-    return PlaybookRunner(tmp_path, emu.endpoint, emu.token)
 
 
 @pytest.fixture(scope="module")

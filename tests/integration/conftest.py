@@ -1,4 +1,4 @@
-"""Fixtures of the playbook-level tests: a runner bound to the session emulator and a temp state file."""
+"""Fixtures shared by the playbook-level suites (modules, lifecycle, contract)."""
 
 from __future__ import annotations
 
@@ -12,5 +12,5 @@ from tests.integration.modules.playbook import PlaybookRunner
 
 @pytest.fixture
 def playbook(emu: EmulatorServer, tmp_path: Path) -> PlaybookRunner:
-    """ansible-playbook against the emulator, with NUBES_STATE_PATH in a fresh temp dir."""
+    """ansible-playbook against the session emulator, with NUBES_STATE_PATH in a fresh temp dir."""
     return PlaybookRunner(tmp_path, emu.endpoint, emu.token)
