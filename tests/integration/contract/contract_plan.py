@@ -197,6 +197,9 @@ def parameter_cases(contract: ContractPlan) -> tuple[list[ParameterCase], dict[s
             excused[option] = "a reference to another instance (the uid an earlier task registered)"
             continue
         value = another_value(param, current)
+        if value is None and option in VALUES:
+            excused[option] = "a value of a checked form (a URL, an address, a name): the suite knows one, not two"
+            continue
         if value is None:
             excused[option] = f"no second valid {param['type']} value can be derived from the spec alone"
             continue
