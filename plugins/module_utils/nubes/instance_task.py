@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ContextManager, Dict, List, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records, settle
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     ApiError,
@@ -36,16 +36,6 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import NameTaken, Task, run_task
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
-
-AUTOSCALE_CODE = "autoScale"  # a catalogue fact: where a service has it, the platform grows resourceDisk while on
-DISK_CODE = "resourceDisk"
-
-
-def _as_number(text: Optional[str]) -> float:
-    try:
-        return float(str(text).strip())
-    except ValueError:
-        return float("nan")  # not a number: never "larger", so never left alone by the autoScale rule
 
 
 class InstanceTask(Task):
@@ -182,7 +172,13 @@ class InstanceTask(Task):
         own = self._own_record()
         creating = own and self.record is not None and self.record.get("status") != STATUS_PRESENT
         live = instance.params() if instance is not None else {}
-        self.left_alone = self._left_alone(live) if instance is not None else {}
+        self.left_alone, warnings = (
+            settle.left_alone(self.converter, self.opts.ignore_changes, self.desired, live)
+            if instance is not None
+            else ({}, [])
+        )
+        for warning in warnings:
+            self.ctx.warn(warning)
         compared = {code: value for code, value in self.desired.items() if code not in self.left_alone}
         self.secrets_to_set = self._secrets_to_set()
         foreign = ""
@@ -205,7 +201,11 @@ class InstanceTask(Task):
             key_mismatches=tuple(differing(self.spec.params, self.desired, live, immutable=True)),
             changed=tuple(differing(self.spec.params, compared, live, immutable=False) + self.secrets_to_set),
             revision_changed=self._revision_changed(live),
-            after_create=self._after_create(),
+            after_create=settle.after_create(
+                self.spec, self.converter, dict(self.desired, **self.secrets), self.opts.git_revision
+            )
+            if self.opts.state == "present"
+            else (),
             suspendable=self.spec.lifecycle.suspendable,
             deletable=self.spec.lifecycle.deletable,
             suspend_on_destroy=self.opts.suspend_on_destroy,
@@ -223,55 +223,6 @@ class InstanceTask(Task):
         if fixed:
             self.ctx.warn(f"{', '.join(fixed)}: set on create only; the API cannot change it on an existing instance")
         return [c for c in codes if c not in fixed]
-
-    def _left_alone(self, live: Dict[str, Optional[str]]) -> Dict[str, str]:
-        """Issue 23: the params whose live value this task neither compares nor sends (code -> why): those the task
-        lists in ignore_changes, and a disk that autoScale grew beyond the task's size (never shrunk, with a
-        warning that says so)."""
-        by_option = self.converter.by_option
-        kept = {by_option[o].code: "ignore_changes" for o in self.opts.ignore_changes if o in by_option}
-        wanted, grown = self.desired.get(DISK_CODE), live.get(DISK_CODE)
-        if (
-            DISK_CODE not in kept
-            and AUTOSCALE_CODE in self.converter.by_code
-            and str(live.get(AUTOSCALE_CODE)).lower() == "true"
-            and wanted is not None
-            and grown is not None
-            and _as_number(grown) > _as_number(wanted)
-        ):
-            option = self.converter.options[DISK_CODE]
-            kept[DISK_CODE] = "autoScale"
-            self.ctx.warn(
-                f"{option}: the live disk ({grown} GB) is larger than the task's ({wanted} GB): autoScale is on, and "
-                f"the platform grew it; it is left as it is, never shrunk (list {option} in ignore_changes to say so)"
-            )
-        return kept
-
-    def _after_create(self) -> Tuple[str, ...]:
-        """Issue 23, one run settles: what a create must be followed by in the same task. A modify when the task sets
-        params that only the modify operation takes (the create would drop them); a redeploy when the task gives
-        a git_revision that the create operation does not take (the app would run its default revision)."""
-        if self.opts.state != "present":
-            return ()
-        following: List[str] = []
-        if self.modify_only_codes():
-            following.append("modify")
-        revision = self.opts.git_revision
-        create_takes_it = any(p.option == "git_revision" and p.in_operation("create") for p in self.spec.params)
-        if revision is not None and self.spec.lifecycle.redeploy and not create_takes_it:
-            following.append("redeploy")
-        return tuple(following)
-
-    def modify_only_codes(self) -> List[str]:
-        """The task's params (secrets included) that the modify operation takes and the create does not."""
-        wanted = dict(self.desired, **self.secrets)
-        return sorted(
-            code
-            for code in wanted
-            if code in self.converter.by_code
-            and not self.converter.by_code[code].in_operation("create")
-            and self.converter.by_code[code].in_operation("modify")
-        )
 
     def _deployed_revision(self, live: Dict[str, Optional[str]]) -> Optional[str]:
         """The git_revision deployed: live when the API reports it, else the one this record deployed."""

@@ -28,6 +28,7 @@ from tests.integration.contract.contract_plan import (
     parameter_cases,
 )
 from tests.integration.modules.playbook import PlaybookRunner, create_raw_instance, write_calls
+from tests.integration.modules.smoke_plan import load_specs
 
 MARKER = "contract-rerun"
 TEMPLATE = re.compile(r"\{\{ r(\d+)\.instance_uid \}\}")
@@ -187,6 +188,65 @@ def platform_change_task(emu: EmulatorServer, create_index: int, params: dict[st
             "method": "POST",
             "body_format": "json",
             "body": {"params": params},
+        },
+        "check_mode": False,
+    }
+
+
+def lifecycle_steps(module: str) -> list[tuple[str, dict[str, Any], str]]:
+    """The destroy and adopt steps the module's service has: (name, extra task options, live status after)."""
+    life = load_specs()[module]["lifecycle"]
+    if life["suspendable"]:
+        steps: list[tuple[str, dict[str, Any], str]] = [
+            ("absent", {"state": "absent"}, "suspended"),
+            ("adopt", {"adopt_existing_on_create": True}, "running"),
+        ]
+        return [*steps, ("deleted", {"state": "deleted"}, "deleted")] if life["deletable"] else steps
+    if life["deletable"]:
+        return [("absent", {"state": "absent"}, "deleted")]
+    return [("absent", {"state": "absent"}, "running")]  # no API operation: only forgotten, with a warning
+
+
+@pytest.mark.parametrize("module", instance_modules())
+def test_lifecycle_against_the_live_instance(module: str, emu: EmulatorServer, playbook: PlaybookRunner) -> None:
+    """Issue 23 (P21, P29, P12): where the service has them, `absent` suspends (or deletes, or only forgets), `present`
+    with adopt_existing_on_create resumes with the task's params, and `deleted` deletes: each checked in the
+    emulator's live status after its step, and the resumed instance's live params equal the task's."""
+    suffix = playbook.workdir.name[-8:].replace("_", "-").lower()
+    contract = contract_plan(module, suffix)
+    raw_uids = {name: create_raw_instance(emu.endpoint, emu.token, sid, name) for sid, name in contract.raw}
+    steps = lifecycle_steps(module)
+    tasks = [*contract.setup_tasks, {"name": "create", f"nubes.cloud.{module}": contract.args}]
+    create_index = len(tasks) - 1
+    for name, extra, _status in steps:
+        args = {**contract.args, **extra} if name == "adopt" else {"resource_name": contract.args["resource_name"]}
+        tasks.append({"name": name, f"nubes.cloud.{module}": {**args, **extra}})
+        tasks.append(status_probe_task(emu, create_index, name))
+    results = playbook.run([{**t, "vars": {"raw_uids": raw_uids}} for t in tasks])
+    for spec_task, result in zip(tasks, results):
+        assert not result.get("failed"), f"{module}: {spec_task['name']}: {result.get('msg')}"
+    for index, (name, _extra, status) in enumerate(steps):
+        live = results[create_index + 2 + 2 * index]["json"]["instance"]
+        assert live["explainedStatus"] == status, f"{module}: after {name}: {live['explainedStatus']}, not {status}"
+        if name == "adopt":
+            params = live["state"]["params"]
+            wanted = {option: resolved(value, results) for option, value in contract.expected.items()}
+            off = {
+                o: (wanted[o], params.get(c))
+                for o, c in contract.checked.items()
+                if not same_value(wanted[o], params.get(c))
+            }
+            assert not off, f"{module}: the resumed instance's live params differ from the task: {off}"
+
+
+def status_probe_task(emu: EmulatorServer, create_index: int, step: str) -> dict[str, Any]:
+    """A read of the instance through the deck-api right after a step: its live status and params at that point."""
+    return {
+        "name": f"live after {step}",
+        "ansible.builtin.uri": {
+            "url": f"{emu.endpoint}/instances/{{{{ r{create_index}.instance_uid }}}}",
+            "headers": {"Authorization": f"Bearer {emu.token}"},
+            "return_content": True,
         },
         "check_mode": False,
     }
