@@ -37,14 +37,9 @@ def left_alone(
     size (never shrunk, and said so)."""
     kept = {converter.by_option[o].code: IGNORED for o in ignore_changes if o in converter.by_option}
     wanted, grown = desired.get(DISK_CODE), live.get(DISK_CODE)
-    if (
-        DISK_CODE in kept
-        or AUTOSCALE_CODE not in converter.by_code
-        or str(live.get(AUTOSCALE_CODE)).lower() != "true"
-        or wanted is None
-        or grown is None
-        or not _as_number(grown) > _as_number(wanted)
-    ):
+    larger = wanted is not None and grown is not None and _as_number(grown) > _as_number(wanted)  # NaN: never
+    autoscaled = AUTOSCALE_CODE in converter.by_code and str(live.get(AUTOSCALE_CODE)).lower() == "true"
+    if DISK_CODE in kept or not autoscaled or not larger:
         return kept, []
     option = converter.options[DISK_CODE]
     kept[DISK_CODE] = AUTOSCALED
