@@ -12,7 +12,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     reports = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])]
     if not any("integration/contract/" in str(getattr(r, "nodeid", "")) for r in reports):
         return
-    from tests.integration.contract.contract_plan import contract_plan, instance_modules, parameter_cases
+    from tests.integration.contract.contract_plan import (
+        contract_plan,
+        instance_modules,
+        lifecycle_steps,
+        parameter_cases,
+    )
 
     terminalreporter.section("contract suite: cases per module")
     total_checked = total_excused = 0
@@ -20,12 +25,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         contract = contract_plan(module, "summary")
         cases, case_excused = parameter_cases(contract)
         checked = len(contract.checked)
-        run = checked + 2 + 2 * len(cases)
+        steps = [name for name, _extra, _status in lifecycle_steps(module)]
+        run = checked + 2 + 2 * len(cases) + len(steps)
         total_checked += run
         total_excused += len(contract.excused) + len(case_excused)
         terminalreporter.write_line(
             f"{module:16} {run:3d} cases ({checked} params live after the create, re-run, check mode; "
-            f"{len(cases)} params changed alone and corrected out of band)"
+            f"{len(cases)} params changed alone and corrected out of band; lifecycle: {', '.join(steps)})"
         )
         for option, reason in sorted(contract.excused.items()):
             terminalreporter.write_line(f"{'':16} excused {option} (all cases): {reason}")

@@ -213,6 +213,20 @@ def expected_of(contract: ContractPlan, args: dict[str, Any]) -> dict[str, Any]:
     return {option: expected_live(args[option], spec[option]) for option in contract.checked}
 
 
+def lifecycle_steps(module: str) -> list[tuple[str, dict[str, Any], str]]:
+    """The destroy and adopt steps the module's service has: (name, extra task options, live status after)."""
+    life = load_specs()[module]["lifecycle"]
+    if life["suspendable"]:
+        steps: list[tuple[str, dict[str, Any], str]] = [
+            ("absent", {"state": "absent"}, "suspended"),
+            ("adopt", {"adopt_existing_on_create": True}, "running"),
+        ]
+        return [*steps, ("deleted", {"state": "deleted"}, "deleted")] if life["deletable"] else steps
+    if life["deletable"]:
+        return [("absent", {"state": "absent"}, "deleted")]
+    return [("absent", {"state": "absent"}, "running")]  # no API operation: only forgotten, with a warning
+
+
 def as_live_text(value: Any) -> str:
     """A task value as the API's text (what `state.params` holds, compared as text)."""
     if isinstance(value, bool):

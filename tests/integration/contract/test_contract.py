@@ -25,10 +25,10 @@ from tests.integration.contract.contract_plan import (
     covers,
     expected_of,
     instance_modules,
+    lifecycle_steps,
     parameter_cases,
 )
 from tests.integration.modules.playbook import PlaybookRunner, create_raw_instance, write_calls
-from tests.integration.modules.smoke_plan import load_specs
 
 MARKER = "contract-rerun"
 TEMPLATE = re.compile(r"\{\{ r(\d+)\.instance_uid \}\}")
@@ -191,20 +191,6 @@ def platform_change_task(emu: EmulatorServer, create_index: int, params: dict[st
         },
         "check_mode": False,
     }
-
-
-def lifecycle_steps(module: str) -> list[tuple[str, dict[str, Any], str]]:
-    """The destroy and adopt steps the module's service has: (name, extra task options, live status after)."""
-    life = load_specs()[module]["lifecycle"]
-    if life["suspendable"]:
-        steps: list[tuple[str, dict[str, Any], str]] = [
-            ("absent", {"state": "absent"}, "suspended"),
-            ("adopt", {"adopt_existing_on_create": True}, "running"),
-        ]
-        return [*steps, ("deleted", {"state": "deleted"}, "deleted")] if life["deletable"] else steps
-    if life["deletable"]:
-        return [("absent", {"state": "absent"}, "deleted")]
-    return [("absent", {"state": "absent"}, "running")]  # no API operation: only forgotten, with a warning
 
 
 @pytest.mark.parametrize("module", instance_modules())

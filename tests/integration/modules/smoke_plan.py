@@ -3,6 +3,7 @@ then create it, re-run it and destroy it (and its references), using only its sp
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,9 @@ UUID_OF: dict[str, str] = {"service_uid": "dummy"}
 SERVICES_WITHOUT_MODULE = {19: "organization"}
 
 
+@functools.cache
 def load_specs() -> dict[str, dict[str, Any]]:
-    """Every spec of the collection by module name."""
+    """Every spec of the collection by module name (read once per process; callers only read them)."""
     return {p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted((REPO / "specs").glob("*.yml"))}
 
 
