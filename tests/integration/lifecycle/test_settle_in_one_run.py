@@ -3,7 +3,6 @@ the session emulator; every assertion about the cloud reads the emulator's admin
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import yaml
 
 from ansible_collections.nubes.cloud.plugins.modules import postgres
 from tests.emulator import EmulatorServer
+from tests.integration.contract.contract_plan import as_live_text
 from tests.integration.lifecycle import deck
 from tests.integration.lifecycle.conftest import REALM, in_process, unique
 from tests.integration.modules.playbook import PlaybookRunner, write_calls
@@ -152,21 +152,13 @@ def test_a_git_revision_given_on_create_is_deployed_in_the_same_run(
     assert [op["operation"] for op in operations_of(emu, created["instance_uid"])] == ["create", "redeploy", "redeploy"]
 
 
-def as_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, sort_keys=True, separators=(",", ":"))
-    return "" if value is None else str(value)
-
-
 def test_the_diff_of_a_modify_shows_every_value_it_sends(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
     """P38 WithDefaults and issue 23: a modify sends every param of the operation (the task's value, else the live
     one, else the API default, else the zero value), so the diff shows each one whose sent value differs from the
     live one, not only the option the task changed. Checked against the values the emulator received."""
     name = unique("settle-diff")
     uid = playbook.one("s3", s3_task(name))["instance_uid"]
-    live_before = {k: as_text(v) for k, v in deck.instance(emu, uid)["state"]["params"].items()}
+    live_before = {k: as_live_text(v) for k, v in deck.instance(emu, uid)["state"]["params"].items()}
     changed = playbook.one("s3", s3_task(name, max_size_gb_per_user=50), diff=True)
     assert changed["operations"] == ["modify"], changed.get("msg")
     modify = operations_of(emu, uid)[-1]
@@ -177,8 +169,8 @@ def test_the_diff_of_a_modify_shows_every_value_it_sends(emu: EmulatorServer, pl
     after, before = changed["diff"]["after"], changed["diff"]["before"]
     for code, value in differing.items():
         option = options[code]
-        assert as_text(after.get(option)) == value, (option, after.get(option), value)
-        assert as_text(before.get(option)) != value, (option, before.get(option), value)
+        assert as_live_text(after.get(option)) == value, (option, after.get(option), value)
+        assert as_live_text(before.get(option)) != value, (option, before.get(option), value)
 
 
 def test_a_disk_that_autoscale_grew_is_never_shrunk(
