@@ -26,7 +26,7 @@ def test_the_exit_code_is_the_checks_also_after_the_build_ended(last_check: str,
     """A build that ended before the run (a warm cache: `pkill` finds no child) leaves a passing run at 0 and a
     failing one at 1. Before the fix, `set -e` inside the trap turned every passing run into exit code 1."""
     script = "set -euo pipefail\nsleep 0 &\nbuild_pid=$!\n" + stop_background_build_source()
-    script += "wait \"$build_pid\"\n" + last_check + "\n"
+    script += 'wait "$build_pid"\n' + last_check + "\n"
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=False)
     assert proc.returncode == expected_rc, proc.stderr
 
