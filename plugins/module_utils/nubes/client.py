@@ -28,7 +28,11 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     NubesError,
     OutcomeUnknownError,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import READ_METHODS, RetryPolicy
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import (
+    OUTCOME_UNKNOWN_WRITE_STATUSES,
+    READ_METHODS,
+    RetryPolicy,
+)
 
 # Module start-up (issue 19): `httpx/__init__.py` runs `from ._main import main`, its command-line client, which
 # imports rich, click and pygments whenever they are installed (any venv with ansible-lint or molecule), 0.05-0.08 s
@@ -378,7 +382,9 @@ class ApiClient:
             msg += f" ({attempts_text(response.attempts, response.waited)})"
         if hint:
             msg += ". " + hint
-        error_cls = OutcomeUnknownError if method.upper() != "GET" and status in (502, 503, 504) else ApiError
+        error_cls = ApiError
+        if method.upper() not in READ_METHODS and status in OUTCOME_UNKNOWN_WRITE_STATUSES:
+            error_cls = OutcomeUnknownError
         return error_cls(self.redactor(msg), status=status)
 
     def hint_for(self, status: int) -> str:

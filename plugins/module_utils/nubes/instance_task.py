@@ -10,9 +10,16 @@ resume, suspend, delete, redeploy (P14), placeholder removal.
 
 from __future__ import annotations
 
+import time
 from typing import Any, ContextManager, Dict, List, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records, settle
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import (
+    diagnostics,
+    identity,
+    records,
+    settle,
+    write_outcome,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     ApiError,
@@ -143,6 +150,8 @@ class InstanceTask(Task):
         if self.opts.state != "present" and recorded:
             return
         found = self.ctx.api.find_live_by_name(self.spec.service_id, self.ref.resource_name)
+        if not found and not self.ctx.check_mode:
+            found = self._await_requested_create()
         self.live_uids = [i.uid for i in found]
         if len(found) != 1:
             return
@@ -152,6 +161,21 @@ class InstanceTask(Task):
         # present: the candidate to adopt or refuse; absent/deleted without a record: shown as it is (its uid and
         # status, suspended included: issue 23) and left alone by the decision, which says how to name it
         self.instance = self.ctx.api.get_instance(found[0].uid)
+
+    def _await_requested_create(self) -> List[Instance]:
+        """Issue 24: the record holds a create whose outcome was unknown (a crash, a timeout, a 5xx) and nothing
+        carries the name yet. The request may still take effect, so the name is read until its outcome window has
+        passed; only then may a create be sent again (or the record be dropped)."""
+        record = self.record or {}
+        requested_at = record.get("requested_at")
+        if record.get("status") != STATUS_CREATE_REQUESTED or not isinstance(requested_at, (int, float)):
+            return []
+        until = requested_at + write_outcome.window(self.ctx.api.client.config.timeout, answered=False)
+        if until <= time.time():
+            return []
+        return write_outcome.read_back(
+            lambda: self.ctx.api.find_live_by_name(self.spec.service_id, self.ref.resource_name), until
+        )
 
     def _own_record(self) -> bool:
         """The record belongs to the live instance (or is this task's create whose uid was lost)."""
@@ -387,18 +411,15 @@ class InstanceTask(Task):
 
     def _new_instance(self) -> None:
         prior = self.record
-        self.store({"status": STATUS_CREATE_REQUESTED, "instance_uid": ""})
+        requested_at = time.time()
+        # The moment the request leaves is recorded with it: a re-run reads the name until the request's outcome
+        # window has passed before it sends another (issue 24).
+        self.store({"status": STATUS_CREATE_REQUESTED, "instance_uid": "", "requested_at": requested_at})
         name = self.ref.resource_name
         try:
             uid = self.ctx.api.create_instance(self.spec.service_id, name)
         except OutcomeUnknownError as exc:
-            found = self.ctx.api.find_live_by_name(self.spec.service_id, name)  # never post twice: read
-            if len(found) != 1:
-                self.store(prior)
-                raise NubesError(
-                    f"{exc.msg}; no instance named {name!r} appeared, so nothing was created: re-run the task"
-                ) from None
-            uid = found[0].uid
+            uid = self._read_back_create(exc, requested_at)
         except ApiError as exc:
             self.store(prior)
             if exc.status == 400 and "not unique" in exc.msg.lower():
@@ -406,6 +427,29 @@ class InstanceTask(Task):
             raise
         self.store({"status": STATUS_CREATING, "instance_uid": uid})  # recorded before anything else
         self.instance = Instance({"instanceUid": uid, "displayName": name, "explainedStatus": ""})
+
+    def _read_back_create(self, exc: OutcomeUnknownError, requested_at: float) -> str:
+        """Issue 24: never post twice and never guess. The name is read until the placeholder appears or the outcome
+        window has passed; the record keeps the request either way, so a re-run adopts a late placeholder instead
+        of making a second one."""
+        name = self.ref.resource_name
+        seconds = write_outcome.window(self.ctx.api.client.config.timeout, answered=exc.status is not None)
+        found = write_outcome.read_back(
+            lambda: self.ctx.api.find_live_by_name(self.spec.service_id, name), requested_at + seconds
+        )
+        if len(found) == 1:
+            return found[0].uid
+        if found:
+            raise NubesError(
+                f"{exc.msg}; {len(found)} instances named {name!r} appeared since ({', '.join(i.uid for i in found)}), "
+                "so this task cannot tell which one it made and records none. Delete the ones you do not want "
+                "(Cloud Console), then re-run: the run adopts the one that is left"
+            ) from None
+        raise NubesError(
+            f"{exc.msg}; no instance named {name!r} has appeared in the {seconds:.0f} s since the request. The API "
+            "may still create it: the state keeps the request, so the next run adopts the instance if it has "
+            "appeared, and sends the create again only if it has not"
+        ) from None
 
     def _name_taken(self, exc: ApiError) -> None:
         """Issue 14: `400 ... not unique`. A live holder is looked up and decided on again (adopt or a clear

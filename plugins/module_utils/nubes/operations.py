@@ -11,8 +11,9 @@ poll), the delete follow-up `Услуга удалена` (success), `isSuccessf
 from __future__ import annotations
 
 import time
-from typing import Callable, Dict, Iterator, Mapping, Optional
+from typing import Callable, Dict, Iterator, List, Mapping, Optional
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import write_outcome
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi, RunOutcome
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     ApiError,
@@ -128,19 +129,28 @@ class OperationExecutor:
         return op_uid
 
     def _create(self, instance_uid: str, name: str, svc_operation_id: Optional[int]) -> str:
+        sent_at = time.time()
         try:
             return self.api.create_operation(instance_uid, name, svc_operation_id)
         except OutcomeUnknownError as exc:
-            # Never post twice: find out by reading whether the operation exists.
-            instance = self.api.get_instance(instance_uid)
-            if instance is not None and instance.last_operation_uid and (instance.last_operation or "") == name:
-                last = self.api.get_operation(instance.last_operation_uid)
-                if not last.finished:
-                    return last.uid
+            # Never post twice (issue 24): read the instance until the operation shows or its outcome window passed.
+            seconds = write_outcome.window(self.api.client.config.timeout, answered=exc.status is not None)
+            found = write_outcome.read_back(lambda: self._unfinished(instance_uid, name), sent_at + seconds)
+            if found:
+                return found[0]
             raise NubesError(
-                f"{exc.msg}; reading instance {instance_uid} shows no new {name!r} operation. Nothing was "
-                "changed by this attempt: re-run the task"
+                f"{exc.msg}; instance {instance_uid} has shown no new {name!r} operation in the {seconds:.0f} s "
+                "since the request. Re-run the task: should the operation appear later, the API hands it to the "
+                "re-run instead of a second one (deck-api 5.4)"
             ) from None
+
+    def _unfinished(self, instance_uid: str, name: str) -> List[str]:
+        """The uid of the instance's last operation when it is an unfinished `name` (at most one)."""
+        instance = self.api.get_instance(instance_uid)
+        if instance is None or not instance.last_operation_uid or (instance.last_operation or "") != name:
+            return []
+        last = self.api.get_operation(instance.last_operation_uid)
+        return [] if last.finished else [last.uid]
 
     def _run(self, op_uid: str) -> None:
         """Run the operation. A run refused with 422 `Concurrent operations` (another operation of the instance
@@ -148,10 +158,11 @@ class OperationExecutor:
         budget = self.api.client.budget
         refused_for = 0.0
         while True:
+            unknown = ""
             try:
                 outcome = self.api.run(op_uid)
-            except OutcomeUnknownError:
-                outcome = ""
+            except OutcomeUnknownError as exc:
+                outcome, unknown = "", exc.msg
             if outcome in (RunOutcome.STARTED, RunOutcome.QUEUED):
                 return
             operation = self.api.get_operation(op_uid)  # unknown outcome or 422 Concurrent: resolve by reading
@@ -159,8 +170,8 @@ class OperationExecutor:
                 return  # deck-api 5.4: 422 `Concurrent operations` = this operation is already running: wait for it
             if outcome != RunOutcome.ALREADY_RUNNING:
                 raise NubesError(
-                    f"running operation {op_uid}: the API gave no answer and the operation has not started; "
-                    "re-run the task"
+                    f"{unknown or f'running operation {op_uid}: the API gave no answer'}; reading it shows that it "
+                    "has not started: re-run the task"
                 )
             # 422 Concurrent although this operation never started: another operation of the instance holds it.
             # The run was refused (nothing queued), so it is safe to send again once that one is done.

@@ -28,6 +28,9 @@ from typing import Optional, Tuple
 
 RETRYABLE_READ_STATUSES = frozenset((401, 429, 502, 503, 504))  # P34
 RETRYABLE_WRITE_STATUSES = frozenset((401, 429))  # rejected before processing: safe to re-send
+# Issue 24: a write answered with one of these may have been processed (a 500 after the commit, a gateway that
+# gave up while the backend went on): its outcome is unknown and is read back, never assumed either way.
+OUTCOME_UNKNOWN_WRITE_STATUSES = frozenset((500, 502, 503, 504))
 READ_METHODS = frozenset(("GET", "HEAD"))
 BACKOFF_SECONDS: Tuple[float, ...] = (2.0, 4.0, 8.0)  # P33
 MAX_RETRY_AFTER_SECONDS = 120.0

@@ -18,6 +18,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
     SUBRESOURCES,
     Key,
     StateBackend,
+    name_lock_key,
 )
 
 IGNORED_FIELDS = ("updated_at",)
@@ -45,7 +46,7 @@ def describe(table: str, key: Key) -> str:
 def lock_key(table: str, key: Key) -> Tuple[str, ...]:
     """The lock the modules take on this record (StateStore.instance_lock / parent_lock)."""
     if table == INSTANCES:
-        return ("instance", *key)
+        return name_lock_key(key[1], key[2])
     return ("parent", key[0], str(key[2]).lower())
 
 

@@ -58,6 +58,15 @@ def instance_key(workspace: str, service: str, resource_name: str) -> Key:
     return (workspace, service, resource_name)
 
 
+def name_lock_key(service: str, resource_name: str) -> Key:
+    """P42, issue 24: the lock an instance task holds across lookup + create. It names the service and the display
+    name but no workspace: display names are per service in the cloud, so two workspaces sharing a store must not
+    both create `resource_name` while the other's create is in flight (the second then finds the first's instance
+    and adopts it or refuses). It names no endpoint either (records do not carry one, and the state migration takes
+    this same lock), so one name on two endpoints is serialised too: more waiting, never a duplicate."""
+    return ("instance", service, resource_name)
+
+
 def subresource_key(workspace: str, service: str, parent_uid: str, sub: str, key: str) -> Key:
     return (workspace, service, parent_uid.lower(), sub, key)
 
@@ -79,7 +88,7 @@ class StateStore:
         self.workspace = workspace
 
     def instance_lock(self, service: str, resource_name: str) -> ContextManager[None]:
-        return self.backend.lock(("instance", *instance_key(self.workspace, service, resource_name)))
+        return self.backend.lock(name_lock_key(service, resource_name))
 
     def parent_lock(self, parent_uid: str) -> ContextManager[None]:
         """Serialises sub-resource operations on one parent instance."""

@@ -3,13 +3,19 @@ overwrite, check mode writes nothing, workspace filter, locks taken per resource
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, List, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_migration import lock_key, migrate
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import INSTANCES, SUBRESOURCES, StateStore
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
+    INSTANCES,
+    SUBRESOURCES,
+    StateBackend,
+    StateStore,
+)
 from tests.unit.nubes.test_kubernetes_backend import MemoryObjects
 
 
@@ -42,7 +48,7 @@ def test_migrate_copies_then_changes_nothing(tmp_path: Path) -> None:
         "subresources:prod/postgres/u1/user/app",
     ]
     assert first.source_records == 3 and first.unchanged == 0 and first.conflicts == []
-    assert ("instance", "prod", "postgres", "db") in destination.locked
+    assert ("instance", "postgres", "db") in destination.locked
     assert ("parent", "prod", "u1") in destination.locked
     assert StateStore(destination, "prod").get_instance("postgres", "db")["instance_uid"] == "U1"  # type: ignore[index]
     second = migrate(source, destination)
@@ -76,6 +82,18 @@ def test_migrate_keeps_differing_records_unless_overwrite(tmp_path: Path) -> Non
 
 
 def test_lock_keys_match_the_modules_locks() -> None:
-    """P42: the migration takes the same locks as StateStore.instance_lock / parent_lock."""
-    assert lock_key(INSTANCES, ("ws", "s3", "name")) == ("instance", "ws", "s3", "name")
-    assert lock_key(SUBRESOURCES, ("ws", "s3", "ABC", "bucket", "b1")) == ("parent", "ws", "abc")
+    """P42: the migration takes the same locks as StateStore.instance_lock / parent_lock. The instance lock is one
+    per service and display name across workspaces (issue 24: two workspaces never create one name twice)."""
+    taken = []
+
+    class Recording(StateBackend):
+        def lock(self, key):  # type: ignore[no-untyped-def]
+            taken.append(key)
+            return contextlib.nullcontext()
+
+    backend = Recording()
+    StateStore(backend, "ws").instance_lock("s3", "name")
+    StateStore(backend, "other").instance_lock("s3", "name")
+    StateStore(backend, "ws").parent_lock("ABC")
+    assert taken[0] == taken[1] == lock_key(INSTANCES, ("ws", "s3", "name"))
+    assert taken[2] == lock_key(SUBRESOURCES, ("ws", "s3", "ABC", "bucket", "b1"))
