@@ -1,20 +1,21 @@
 """SIGKILL an `ansible-playbook` run at a chosen step of a cloud flow, found by watching the emulator.
 
 A step is named by the API call that follows it: a one-shot latency rule on that call holds the module there;
-once the rule has fired (the call is in flight) the whole process group (ansible-playbook, its worker and the
-module) is SIGKILLed. The emulator still finishes the held call after the delay, as a real API would finish a
-request whose client died, and the test waits for that before re-running.
+once the rule has fired (the call is in flight) the playbook and every process below it are SIGKILLed, the module
+process first (it runs in a session of its own: tests/reliability/process_tree.py), and the test checks that the
+module died. The emulator still finishes the held call after the delay, as a real API would finish a request whose
+client died, and the test waits for that before re-running.
 """
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from typing import Any, Callable
 
 from tests.emulator import EmulatorServer
 from tests.reliability.cloud.fleet import Fleet
+from tests.reliability.process_tree import alive, kill_tree
 
 HOLD_MS = 2500
 UUID_GLOB = "????????-????-????-????-????????????"
@@ -56,10 +57,13 @@ def crash_at(emu: EmulatorServer, fleet: Fleet, tasks: list[dict[str, Any]], ste
     try:
         wait_for(lambda: emu.faults()[0].get("fired", 0) >= 1 or proc.poll() is not None, "the held call")
         assert proc.poll() is None, "the playbook ended before reaching the step: " + (proc.communicate()[0] or "")
-        os.killpg(proc.pid, signal.SIGKILL)
+        killed = kill_tree(proc.pid)
     finally:
         proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGKILL
+    modules = [p for p in killed if p.is_module]
+    assert modules, f"no module process was running at the step: {killed}"
+    wait_for(lambda: not any(alive(p.pid) for p in modules), "the killed module process to be gone", limit=10)
     emu.clear_faults()
     wait_for(
         lambda: any(entry.get("fault") == "latency" for entry in emu.requests(since)),
