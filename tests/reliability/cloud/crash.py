@@ -56,7 +56,10 @@ def crash_at(emu: EmulatorServer, fleet: Fleet, tasks: list[dict[str, Any]], ste
     proc, _run_dir = fleet.start(tasks, hosts=["r0"])
     try:
         wait_for(lambda: emu.faults()[0].get("fired", 0) >= 1 or proc.poll() is not None, "the held call")
-        assert proc.poll() is None, "the playbook ended before reaching the step: " + (proc.communicate()[0] or "")
+        if proc.poll() is not None:
+            calls = "\n".join(f"{r['method']} {r['path']} {r['status']}" for r in emu.requests(since))
+            output = proc.communicate()[0]
+            raise AssertionError(f"the playbook ended before reaching the step; its API calls:\n{calls}\n{output}")
         killed = kill_tree(proc.pid)
     finally:
         proc.communicate(timeout=60)

@@ -79,6 +79,31 @@ def test_modify_killed_at_step(emu: EmulatorServer, fleet: Fleet, prefix: str, s
     assert record["status"] == "present" and record["operation"]["done"] is True
 
 
+@pytest.mark.parametrize("step", list(OPERATION_STEPS))
+def test_delete_killed_at_step(emu: EmulatorServer, fleet: Fleet, prefix: str, step: str) -> None:
+    """P42 (beyond), issue 24: SIGKILL of the module during `state: deleted` at `step`; the re-run finishes the
+    delete of the recorded instance (no second delete operation) and removes the record."""
+    name = f"{prefix}-del-{step}"
+    created = in_process(
+        dummy, "instance", str(fleet.state_path), emu, resource_name=name, resource_realm="dummy", bodymessage="v1"
+    )
+    task = {"name": "dummy", "nubes.cloud.dummy": {"resource_name": name, "state": "deleted"}}
+    emu.configure(durations={"dummy.delete": 1.5})  # long enough to be polled (restored by `emu`)
+    crash_at(emu, fleet, [task], OPERATION_STEPS[step])
+    result = rerun_one(fleet, task)
+    assert result["instance_uid"].lower() == created["instance_uid"].lower()
+    instance = next(i for i in emu.instances() if i["instanceUid"].lower() == created["instance_uid"].lower())
+    assert instance["isDeleted"] is True
+    # the platform's own follow-up (`system`, errorLog `Услуга удалена`, deck-api 5.4) is not the task's
+    deletes = [
+        o
+        for o in emu.operations()
+        if o["operation"] == "delete" and o["displayName"] == name and o["updaterLogin"] != "system"
+    ]
+    assert len(deletes) == 1, deletes
+    assert name not in state_records(fleet.state_path, "dummy")
+
+
 @pytest.fixture(scope="module")
 def postgres_parent(emulator: EmulatorServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """One running postgres (and its s3) for the sub-resource crash tests, created in-process."""
