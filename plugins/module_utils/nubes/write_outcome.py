@@ -19,7 +19,7 @@ T = TypeVar("T")
 # An answered 5xx: the server is done with the request, so its effect shows at once; a few reads cover an API whose
 # lists lag a moment behind its writes.
 WINDOW_AFTER_ANSWER = 10.0
-# No answer: the server may still hold the request. It is given the client's request timeout again plus this much.
+# No answer: the server may still hold the request. It is given the client's request timeout plus this much.
 GRACE_AFTER_TIMEOUT = 30.0
 FIRST_PAUSE = 0.5
 PAUSE_CAP = 3.0
@@ -29,7 +29,7 @@ def window(request_timeout: float, answered: bool) -> float:
     """Seconds after the request was sent during which its effect may still appear."""
     if answered:
         return WINDOW_AFTER_ANSWER
-    return 2 * request_timeout + GRACE_AFTER_TIMEOUT
+    return request_timeout + GRACE_AFTER_TIMEOUT
 
 
 def read_back(
