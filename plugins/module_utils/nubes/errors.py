@@ -46,5 +46,10 @@ class OperationTimeoutError(NubesError):
     """A cloud operation did not finish within wait_timeout."""
 
 
+class StateWriteError(NubesError):
+    """The state store could not write a record (a full disk, a read-only or vanished directory). The task adds
+    what this run changed in the cloud and what the next run does about it (issue 24)."""
+
+
 class IdentityError(NubesError):
     """The task's identity contradicts the recorded one (K4a/K4b)."""

@@ -19,7 +19,7 @@ import os
 import tempfile
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, StateWriteError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_file import FileLease
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import Key, StateBackend
 
@@ -44,9 +44,9 @@ class FileBackend(StateBackend):
             os.makedirs(self.directory, mode=0o700, exist_ok=True)
             os.makedirs(self.lock_dir, mode=0o700, exist_ok=True)
         except OSError as exc:
-            raise NubesError(
-                f"cannot create the state directory {self.directory} ({exc.strerror}); set state_path "
-                "(or NUBES_STATE_PATH) to a writable location"
+            cause = f"cannot create the state directory {self.directory} ({exc.strerror})"
+            raise StateWriteError(
+                cause + "; set state_path (or NUBES_STATE_PATH) to a writable location", cause=cause
             ) from None
 
     @contextlib.contextmanager

@@ -104,6 +104,11 @@ class InstanceTask(Task):
     def lock(self) -> ContextManager[None]:
         return self.ctx.store.instance_lock(self.spec.name, self.ref.resource_name)
 
+    def what_exists(self) -> str:
+        uid = self.instance.uid if self.instance is not None else ""
+        name = self.ref.resource_name
+        return f"{self.spec.name} instance {uid} ({name!r})" if uid else f"a {self.spec.name} instance named {name!r}"
+
     def store(self, record: Optional[records.Record]) -> None:
         if not self.ctx.check_mode:
             if record is None:
@@ -425,8 +430,8 @@ class InstanceTask(Task):
             if exc.status == 400 and "not unique" in exc.msg.lower():
                 self._name_taken(exc)
             raise
-        self.store({"status": STATUS_CREATING, "instance_uid": uid})  # recorded before anything else
         self.instance = Instance({"instanceUid": uid, "displayName": name, "explainedStatus": ""})
+        self.store({"status": STATUS_CREATING, "instance_uid": uid})  # recorded before anything else
 
     def _read_back_create(self, exc: OutcomeUnknownError, requested_at: float) -> str:
         """Issue 24: never post twice and never guess. The name is read until the placeholder appears or the outcome

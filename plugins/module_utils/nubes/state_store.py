@@ -12,10 +12,13 @@ P42 (beyond): a per-resource lock is held across lookup + create so no duplicate
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import time
-from typing import Any, ContextManager, Dict, List, Optional, Tuple
+from typing import Any, ContextManager, Dict, Iterator, List, Optional, Tuple
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import StateWriteError
 
 INSTANCES = "instances"
 SUBRESOURCES = "subresources"
@@ -80,6 +83,17 @@ def stamp(record: Dict[str, Any]) -> Dict[str, Any]:
     return record
 
 
+@contextlib.contextmanager
+def _writing(what: str) -> Iterator[None]:
+    """An OSError of a backend write (ENOSPC, EROFS, ENOTDIR...) as a StateWriteError naming the file and cause."""
+    try:
+        yield
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        cause = f"the state could not be written{where} while {what}: {exc.strerror or exc}"
+        raise StateWriteError(cause, cause=cause) from None
+
+
 class StateStore:
     """Typed access to the records of one workspace."""
 
@@ -109,10 +123,12 @@ class StateStore:
 
     def put_instance(self, service: str, resource_name: str, record: Dict[str, Any]) -> None:
         record.update({"workspace": self.workspace, "service": service, "resource_name": resource_name})
-        self.backend.put(INSTANCES, instance_key(self.workspace, service, resource_name), stamp(record))
+        with _writing(f"recording {service} {resource_name!r}"):
+            self.backend.put(INSTANCES, instance_key(self.workspace, service, resource_name), stamp(record))
 
     def delete_instance(self, service: str, resource_name: str) -> bool:
-        return self.backend.delete(INSTANCES, instance_key(self.workspace, service, resource_name))
+        with _writing(f"removing the record of {service} {resource_name!r}"):
+            return self.backend.delete(INSTANCES, instance_key(self.workspace, service, resource_name))
 
     def get_sub(self, service: str, parent_uid: str, sub: str, key: str) -> Optional[Dict[str, Any]]:
         return self.backend.get(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key))
@@ -121,10 +137,14 @@ class StateStore:
         record.update(
             {"workspace": self.workspace, "service": service, "parent_instance_uid": parent_uid, "sub": sub, "key": key}
         )
-        self.backend.put(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key), stamp(record))
+        with _writing(f"recording {sub} {key!r} of {parent_uid}"):
+            self.backend.put(
+                SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key), stamp(record)
+            )
 
     def delete_sub(self, service: str, parent_uid: str, sub: str, key: str) -> bool:
-        return self.backend.delete(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key))
+        with _writing(f"removing the record of {sub} {key!r} of {parent_uid}"):
+            return self.backend.delete(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key))
 
     def subs_of(self, service: str, parent_uid: str) -> List[Dict[str, Any]]:
         return [

@@ -115,6 +115,9 @@ class SubresourceTask(Task):
     def lock(self) -> ContextManager[None]:
         return self.ctx.store.parent_lock(self.ref.parent_uid)  # serialises the operations on one parent
 
+    def what_exists(self) -> str:
+        return f"{self.sub.name} {self.key!r} of instance {self.ref.parent_uid}"
+
     def store(self, record: Optional[records.Record]) -> None:
         if not self.ctx.check_mode:
             args = (self.spec.name, self.ref.parent_uid, self.sub.name, self.key)

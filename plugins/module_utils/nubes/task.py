@@ -14,7 +14,11 @@ from typing import Any, ContextManager, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, OperationFailedError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
+    NubesError,
+    OperationFailedError,
+    StateWriteError,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
     RECORD_REMOVE,
     Decision,
@@ -69,6 +73,26 @@ class Task:
 
     def lock(self) -> ContextManager[None]:
         raise NotImplementedError
+
+    def what_exists(self) -> str:
+        """What this task has made or changed in the cloud so far, for a message (e.g. `instance <uid> ('db')`)."""
+        raise NotImplementedError
+
+    def state_unwritable(self, exc: StateWriteError) -> NubesError:
+        """Issue 24: the state could not be written in the middle of the task. The message says whether the cloud
+        was changed, what exists, and what the next run does: records are written before each write to the cloud (a
+        create's `create_requested` included), so the next run on the same state finds what this run made."""
+        cause = str(exc.details.get("cause") or exc.msg)
+        if not self.ctx.api.client.wrote:
+            return NubesError(
+                f"{cause}. Nothing was changed in the cloud: make the state writable (free space, a writable "
+                "state_path), then re-run"
+            )
+        return NubesError(
+            f"{cause}, after this task changed the cloud: {self.what_exists()} exists, and the state holds the request "
+            "that made it. Make that state writable again (free space, remount it read-write) and re-run with it: the "
+            "next run finds the instance by its name and finishes what this run started, without a second one"
+        )
 
     def find(self) -> None:
         """Identity (K1-K4b), the record, the live read (GET by uid); waits only for this record's own operation."""
@@ -194,6 +218,8 @@ def run_task(task: Task) -> Dict[str, Any]:
                 break
             try:
                 task.execute(decision)
+            except StateWriteError as exc:
+                raise task.state_unwritable(exc) from None
             except NameTaken as exc:
                 if attempt == 2:
                     raise NubesError(
