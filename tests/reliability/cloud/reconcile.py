@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Union
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateBackend, StateStore
 from tests.emulator import EmulatorServer
 
 # What a failure message must offer the user: something to do (errors tell what failed and what to do).
@@ -35,18 +35,23 @@ def live_instances(emu: EmulatorServer, service_id: int, names: Iterable[str]) -
     ]
 
 
-def state_records(state_path: Path, service: str, workspace: str = "default") -> dict[str, dict[str, Any]]:
-    """resource_name -> record of the service's instances in the state file."""
-    if not state_path.exists():
-        return {}
-    store = StateStore(FileBackend(str(state_path)), workspace)
+State = Union[Path, StateBackend]
+
+
+def state_records(state: State, service: str, workspace: str = "default") -> dict[str, dict[str, Any]]:
+    """resource_name -> record of the service's instances in the state (a state file, or any backend)."""
+    if isinstance(state, Path):
+        if not state.exists():
+            return {}
+        state = FileBackend(str(state))
+    store = StateStore(state, workspace)
     return {
         key[2]: record for key, record in store.backend.items("instances") if key[0] == workspace and key[1] == service
     }
 
 
 def assert_reconciled(
-    emu: EmulatorServer, state_path: Path, service_id: int, service: str, names: Iterable[str]
+    emu: EmulatorServer, state: State, service_id: int, service: str, names: Iterable[str]
 ) -> list[dict[str, Any]]:
     """No duplicate live instance, and every live instance is tracked by a record with its uid; returns them."""
     names = list(names)
@@ -54,7 +59,7 @@ def assert_reconciled(
     counts = Counter(inst["displayName"] for inst in live)
     duplicates = {name: n for name, n in counts.items() if n > 1}
     assert not duplicates, f"duplicate instances in the emulator: {duplicates}"
-    records = state_records(state_path, service)
+    records = state_records(state, service)
     for inst in live:
         record = records.get(inst["displayName"])
         assert record is not None, f"untracked instance {inst['instanceUid']} ({inst['displayName']}): no state record"
