@@ -45,7 +45,7 @@ def check_document(data: Any, where: str, fix: str) -> Dict[str, Any]:
     version = data.get("version", FORMAT_VERSION)
     if isinstance(version, bool) or version != FORMAT_VERSION:
         raise StateFormatError(
-            f"{where} has format version {str(version)[:40]}, which this version of nubes.cloud cannot read (it reads "
+            f"{where} has format version {_shown(version)}, which this version of nubes.cloud cannot read (it reads "
             f"version {FORMAT_VERSION}): run it with the nubes.cloud version that wrote it, or restore a backup of "
             f"version {FORMAT_VERSION}; {NOT_AFFECTED}"
         )
