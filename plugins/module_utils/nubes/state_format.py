@@ -118,7 +118,7 @@ def _expect(
     value = record.get(field)
     if value is not None and not isinstance(value, kind):
         raise _damaged(where, f"the {name}: {prefix}{field} must be {text}, not {_kind(value)}", fix)
-    if field == "digests" and value:  # salted digests of applied secrets (records.py): code -> hex text
+    if field == "digests" and isinstance(value, dict):  # salted digests of applied secrets (records.py): code -> hex
         for code, digest in value.items():
             if not isinstance(digest, str):
                 raise _damaged(where, f"the {name}: {prefix}digests.{code} must be a string, not {_kind(digest)}", fix)
