@@ -43,8 +43,8 @@ def path_uid(value: Any, what: str) -> str:
     its own message; this one catches whatever else would put `../../etc/passwd` or a query into a path."""
     if not is_uuid(value):
         raise InputError(
-            f"{what} {str(value)[:80]!r} is not {UID_FORM}, so it is not sent to the API as part of a URL; it came "
-            "from the task's options or from the state: check them"
+            f"{what} {str(value)[:80]!r} is not {UID_FORM}, so it is not sent to the API as part of a URL; check "
+            "where it came from: the task's options, the state, or an earlier answer of the API"
         )
     return str(value).strip()
 
