@@ -16,6 +16,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import Ap
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import (
     Instance,
     Operation,
+    path_uid,
     uid_from_body,
     uid_from_location,
 )
@@ -49,7 +50,7 @@ class DeckApi:
 
     def get_instance(self, uid: str) -> Optional[Instance]:
         """The instance, or None when the API says it does not exist (K2: plain not found)."""
-        path = f"/instances/{uid}"
+        path = f"/instances/{path_uid(uid, 'instance uid')}"  # issue 24: only a UUID goes into a URL
         response = self._read(path)
         if response.status == 404:
             self.client.confirm_deck_api()  # K2: a 404 is "not found" only when it comes from the deck-api
@@ -149,7 +150,7 @@ class DeckApi:
         )
 
     def get_operation(self, op_uid: str, with_params: bool = False) -> Operation:
-        path = f"/instanceOperations/{op_uid}"
+        path = f"/instanceOperations/{path_uid(op_uid, 'operation uid')}"  # issue 24
         query = {"fields": "cfsParams"} if with_params else None
         response = self._read(path, query)
         if not response.ok:
@@ -177,7 +178,7 @@ class DeckApi:
             )
 
     def validate(self, op_uid: str) -> None:
-        path = f"/instanceOperations/{op_uid}/validate-cfs"
+        path = f"/instanceOperations/{path_uid(op_uid, 'operation uid')}/validate-cfs"  # issue 24
         response = self._read(path)
         if response.status >= 400:
             # Only a 400/422 is a verdict on the params; 401/429/5xx left after the retries get the status's own hint.
@@ -192,7 +193,7 @@ class DeckApi:
 
     def run(self, op_uid: str) -> str:
         """`POST .../run` with `{}`; returns a RunOutcome; quirks of deck-api 5.4 are not errors."""
-        path = f"/instanceOperations/{op_uid}/run"
+        path = f"/instanceOperations/{path_uid(op_uid, 'operation uid')}/run"  # issue 24
         response = self.client.send("POST", path, body={})
         if response.ok:
             return RunOutcome.STARTED
@@ -228,7 +229,7 @@ class DeckApi:
     def delete_instance(self, uid: str) -> None:
         """`DELETE /instances/{uid}`: removes a placeholder no operation has run on; the API answers 422 `Instance
         deletion disabled when having state` once one has (deck-api 2.1), so that is a clear error here."""
-        path = f"/instances/{uid}"
+        path = f"/instances/{path_uid(uid, 'instance uid')}"  # issue 24
         response = self.client.send("DELETE", path)
         if response.ok or response.status == 404:
             return

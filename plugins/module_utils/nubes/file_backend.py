@@ -6,6 +6,8 @@
 - Per-resource lock files (`<state>.locks/<sha256>.lock`) are held across lookup + create, so
   parallel forks and parallel playbooks on one controller never create duplicates (P42, beyond).
 - Writes go to a temporary file in the same directory, are fsynced, then `os.replace`d.
+- Every read is validated (state_format.py, issue 24): a damaged file or one of an unknown version is an error that
+  names the file, before any API call, and is never overwritten.
 """
 
 from __future__ import annotations
@@ -21,9 +23,13 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, StateWriteError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_file import FileLease
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_format import FORMAT_VERSION, check_document
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import Key, StateBackend
 
-FORMAT_VERSION = 1
+FIX = (
+    "Restore the file from a backup, or correct or remove what is named here (a record removed is found again by "
+    "name, and its instance adopted with adopt_existing_on_create=true)"
+)
 
 
 def _encode(key: Key) -> str:
@@ -81,7 +87,7 @@ class FileBackend(StateBackend):
                 f"the state file {self.path} is not valid JSON; restore it from a backup or move it away (the cloud "
                 "instances are not affected) and re-run"
             ) from None
-        return data if isinstance(data, dict) else {"version": FORMAT_VERSION}
+        return check_document(data, f"the state file {self.path}", FIX)  # issue 24: validated on every read
 
     def _write(self, data: Dict[str, Any]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".state-", suffix=".tmp", dir=self.directory)
@@ -106,7 +112,7 @@ class FileBackend(StateBackend):
     def get(self, table: str, key: Key) -> Optional[Dict[str, Any]]:
         with self._flock(self.path + ".lock", fcntl.LOCK_SH):
             record = self._read().get(table, {}).get(_encode(key))
-        return dict(record) if isinstance(record, dict) else None
+        return None if record is None else dict(record)
 
     def put(self, table: str, key: Key, record: Dict[str, Any]) -> None:
         with self._flock(self.path + ".lock", fcntl.LOCK_EX):
@@ -126,4 +132,4 @@ class FileBackend(StateBackend):
     def items(self, table: str) -> List[Tuple[Key, Dict[str, Any]]]:
         with self._flock(self.path + ".lock", fcntl.LOCK_SH):
             entries = self._read().get(table, {})
-        return [(tuple(json.loads(k)), dict(v)) for k, v in entries.items() if isinstance(v, dict)]
+        return [(tuple(json.loads(k)), dict(v)) for k, v in entries.items()]

@@ -58,6 +58,13 @@ def task_id(value: Optional[str]) -> str:
     return (value or "").strip()
 
 
+def task_name(value: Optional[str]) -> str:
+    """The name the task gives (resource_name, a sub-resource's key): a blank one (only whitespace) is no name, like
+    "" (issue 24: the API would be sent a display name it cannot show; the callers refuse it before any request)."""
+    text = "" if value is None else str(value)
+    return text if text.strip() else ""
+
+
 def recorded_uid(ref: ResourceRef, record: Optional[Mapping[str, Any]]) -> str:
     """The id to use: K4b when the task names one, K4a when only the record has one, else "" (K1)."""
     return resolve_identity(ref.task_uid, record, ref.parent_fields)

@@ -23,6 +23,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes import (
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     ApiError,
+    InputError,
     NubesError,
     OutcomeUnknownError,
 )
@@ -58,7 +59,7 @@ class InstanceTask(Task):
             self.spec.name,
             self.spec.service_id,
             self.opts.workspace,
-            str(params.get("resource_name") or ""),
+            identity.task_name(params.get("resource_name")),  # issue 24: a blank name is no name, like ""
             identity.task_id(params.get("instance_uid")),  # K1
         )
         self.desired: Dict[str, str] = {}
@@ -83,6 +84,11 @@ class InstanceTask(Task):
             self.desired = self.converter.desired(self.ctx.params)  # validates the input before any write
             self.secrets = {p.code: self.desired.pop(p.code) for p in secret if p.code in self.desired}
         if not self.ref.resource_name:
+            if not self.ref.task_uid:  # issue 24: refused before any request, "" and "   " alike
+                raise InputError(
+                    "resource_name is blank (empty or only whitespace) and no instance_uid is given: set resource_name "
+                    "to the instance's display name, or instance_uid to the uid of an existing instance"
+                )
             self.ref = self.ref.named(self._name_from_uid())
         return run_task(self)
 

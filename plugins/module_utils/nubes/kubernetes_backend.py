@@ -13,6 +13,8 @@ For AWX (every job runs in a fresh pod, a local state file is lost) and for para
   read again, the change re-applied and the replace retried, so concurrent writers never lose each other's
   records (optimistic concurrency).
 - ``lock(key)`` is a :class:`~.lease_kubernetes.LeaseLock` (lease duration, renewal thread, bounded wait).
+- Every record read is validated (state_format.py, issue 24): a damaged entry is an error naming the Secret and
+  its data entry, before any API call of the task.
 - Every call goes through the collection's Kubernetes access layer (``module_utils/kube``): the connection
   precedence of ``kube.connection``, 429/Retry-After handled as client-go does, and ``kube.records.RecordStore``
   for reads and preconditioned writes.
@@ -43,6 +45,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import (
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.records import RecordStore, b64_text, text_b64
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_kubernetes import LeaseLock
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_format import check_entry
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import Key, StateBackend
 
 SECRET_PREFIX = "nubes-state-"
@@ -148,8 +151,21 @@ def encode_entry(table: str, key: Key, record: Mapping[str, Any]) -> str:
     return b64_text(json.dumps({"table": table, "key": list(key), "record": dict(record)}, sort_keys=True))
 
 
-def decode_entry(value: str) -> Dict[str, Any]:
-    return dict(json.loads(text_b64(value)))
+def read_entry(shard: Mapping[str, Any], name: str, namespace: str) -> Tuple[str, Key, Dict[str, Any]]:
+    """The data entry `name` of a state Secret as (table, key, record), validated (issue 24: state_format.py); a
+    damaged one is an error naming the Secret, the entry and the fix."""
+    secret = str((shard.get("metadata") or {}).get("name") or "?")
+    where = f"the state Secret {secret} in namespace {namespace} (data entry {name})"
+    fix = (
+        f"Restore the Secret from a backup, or correct or remove that data entry (kubectl edit secret {secret} "
+        f"-n {namespace}); a record removed is found again by name, and its instance adopted with "
+        "adopt_existing_on_create=true"
+    )
+    try:
+        entry: Any = json.loads(text_b64((shard.get("data") or {})[name]))
+    except (ValueError, TypeError):
+        entry = "undecodable text (not base64-encoded JSON)"
+    return check_entry(entry, where, fix)
 
 
 def shard_size(secret: Mapping[str, Any]) -> int:
@@ -248,9 +264,8 @@ class KubernetesBackend(StateBackend):
     def get(self, table: str, key: Key) -> Optional[Dict[str, Any]]:
         name = entry_name(table, key)
         for shard in self._shards(key[0]):
-            value = (shard.get("data") or {}).get(name)
-            if value:
-                return dict(decode_entry(value)["record"])
+            if (shard.get("data") or {}).get(name):
+                return dict(read_entry(shard, name, self.namespace)[2])
         return None
 
     def put(self, table: str, key: Key, record: Dict[str, Any]) -> None:
@@ -300,11 +315,11 @@ class KubernetesBackend(StateBackend):
         result: Dict[str, Tuple[Key, Dict[str, Any]]] = {}
         shards = sorted(self.objects.list_secrets(f"{KIND_LABEL}=records"), key=shard_index)
         for shard in shards:
-            for name, value in (shard.get("data") or {}).items():
+            for name in shard.get("data") or {}:
                 if not name.startswith(table + ".") or name in result:
                     continue
-                entry = decode_entry(value)
-                result[name] = (tuple(entry["key"]), dict(entry["record"]))
+                _table, key, record = read_entry(shard, name, self.namespace)
+                result[name] = (key, dict(record))
         return list(result.values())
 
     def close(self) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
+
 UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 UUID_FULL_RE = re.compile(r"^" + UUID_RE.pattern + r"$")
 
@@ -26,8 +28,25 @@ _SUSPENDED = ("suspended", "приостановлен")
 _FAILED = ("failed", "error", "не удалось", "не заполнена", "ошибка")
 
 
+UID_FORM = "a UUID: 8-4-4-4-12 hex digits"
+
+
 def is_uuid(value: Any) -> bool:
+    """The API's uid form (deck-api.md 2: every `*Uid` is a UUID, in either case): the one check of every uid the
+    task gives (context.check_uid_options), the state records hold (state_format.py) and a URL carries (path_uid)."""
     return isinstance(value, str) and bool(UUID_FULL_RE.match(value.strip()))
+
+
+def path_uid(value: Any, what: str) -> str:
+    """Issue 24: an id about to become part of a URL path, checked to be a UUID (stripped), else refused before the
+    request. The last line of defence: the task's uid options and the recorded uids are checked earlier, each with
+    its own message; this one catches whatever else would put `../../etc/passwd` or a query into a path."""
+    if not is_uuid(value):
+        raise InputError(
+            f"{what} {str(value)[:80]!r} is not {UID_FORM}, so it is not sent to the API as part of a URL; check "
+            "where it came from: the task's options, the state, or an earlier answer of the API"
+        )
+    return str(value).strip()
 
 
 def same_uid(left: Optional[str], right: Optional[str]) -> bool:

@@ -4,7 +4,7 @@
 
 Rules implemented here: P35 zero-value fallback, P36 map-fixed defaults from the sub-params, P37 s3Uid
 resolution inside map-fixed values, reference (`ref_service_id`) name resolution, P41 tolerance of sub-keys
-on either side, secret masking. No service-specific logic (P2).
+on either side, secret masking, the range of integers (issue 24: `integer_range`). No service-specific logic (P2).
 """
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import as_text, is_uuid, unescape_entities
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ParamSpec
 
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
 S3_SERVICE_ID = 12  # P37: any sub-param with s3+uid in its name refers to S3 (service 12)
 S3_UID_KEY = re.compile(r"s3.*uid", re.IGNORECASE)
 MASK = "********"
@@ -46,6 +48,37 @@ def zero_value(data_type: str) -> str:
     return {"integer": "0", "boolean": "false", "map-fixed": "{}", "array": "[]", "json": "{}"}.get(
         kind_of(data_type), ""
     )
+
+
+def integer_range(param: ParamSpec) -> Tuple[int, int]:
+    """Issue 24: the values an integer param takes, from catalogue facts (docs/using-modules.md, "Integer values").
+
+    The catalogue types every integer param as int64 (deck-api.md 3.4, the live catalogue), so nothing above 2**63-1
+    is sent. Every one of them counts or measures something (memory, disk, CPU, instances, replicas, durations,
+    retention, percentages, hours, a failure stage) and none has a negative default; the API gives a negative value
+    a meaning only where the default is one (`-1`: no limit, on connection and queue limits). So the lowest value is
+    0, or the default when that is negative."""
+    try:
+        default = int(str(param.default).strip()) if param.default is not None else 0
+    except ValueError:
+        default = 0
+    return max(INT64_MIN, min(0, default)), INT64_MAX
+
+
+def integer_text(value: Any, param: ParamSpec, option: str) -> str:
+    """The API text of an integer value, refused before any write when it is no integer or out of `integer_range`."""
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise InputError(f"{option} must be an integer, got {value!r}") from None
+    low, high = integer_range(param)
+    if not low <= number <= high:
+        floor = "never negative" if low == 0 else f"at least {low}, its API default"
+        raise InputError(
+            f"{option} must be an integer from {low} to {high}, got {str(number)[:40]}: the API holds 64-bit integers, "
+            f"and this size, count or duration is {floor} (docs/using-modules.md, integer values)"
+        )
+    return str(number)
 
 
 def dump_json(value: Any) -> str:
@@ -127,10 +160,7 @@ class ParamConverter:
                 raise InputError(f"{param.option} must be a boolean (true/false), got {value!r}")
             return "true" if value else "false"
         if kind == "integer":
-            try:
-                return str(int(str(value).strip()))
-            except ValueError:
-                raise InputError(f"{param.option} must be an integer, got {value!r}") from None
+            return integer_text(value, param, param.option)  # issue 24: int64, and no negative size
         if kind == "map-fixed":
             return self._map_fixed_text(self._parse_json(value, param.option, dict), param)
         if kind == "array":
@@ -168,6 +198,8 @@ class ParamConverter:
             if value is None:
                 continue
             found = subs.get(str(key))
+            if found is not None and found.type == "integer":  # issue 24: sub-params are held as int64 too
+                integer_text(value, found, f"{param.option}.{found.option}")
             result[found.code if found else str(key)] = value if isinstance(value, (dict, list)) else as_text(value)
         return result
 

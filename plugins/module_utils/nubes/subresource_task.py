@@ -14,7 +14,7 @@ from typing import Any, ContextManager, Dict, List, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError, NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
     RECORD_REMOVE,
     RECORD_WRITE,
@@ -37,7 +37,7 @@ class SubresourceTask(Task):
         self.sub = ctx.spec.subresource(sub)
         self.opts = ctx.options
         self.converter = ParamConverter(self.sub.params, resolver=ctx.resolve_name)
-        self.key = str(ctx.params.get(self.sub.key) or "")
+        self.key = identity.task_name(ctx.params.get(self.sub.key))  # issue 24: blank is no key, like ""
         self.ref = identity.ResourceRef(
             self.spec.name, self.spec.service_id, self.opts.workspace, sub=sub, key=self.key
         )
@@ -56,8 +56,9 @@ class SubresourceTask(Task):
 
     def run(self) -> Dict[str, Any]:
         if not self.key:
-            raise NubesError(
-                f"{self.sub.key} is required: it identifies the {self.sub.name} inside the parent instance"
+            raise InputError(
+                f"{self.sub.key} is required and must not be blank (empty or only whitespace): it identifies the "
+                f"{self.sub.name} inside the parent instance"
             )
         self.ctx.warn_if_state_is_ephemeral()
         secret = [p for p in self.sub.params if p.secret]

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Writes whose outcome is unknown (issue 24).
+"""Writes whose outcome is unknown (issue 24; P42, beyond the seed: never a duplicate, never an untracked instance).
 
 A create or an operation POST answered with a 5xx, or not answered at all (a timeout, a reset), may still take
 effect: a server goes on with a request whose client gave up, and commits it seconds later. So the task never

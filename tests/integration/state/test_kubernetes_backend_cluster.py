@@ -18,6 +18,8 @@ from tests.integration.state.pods import REPO
 
 pytestmark = pytest.mark.cluster
 RBAC_MANIFEST = REPO / "docs" / "awx" / "rbac-state-backend.yml"
+# recorded uids are UUIDs: every read is validated (issue 24, state_format.py)
+U1, U2, U3 = (f"9835EB50-9EF8-4C1A-8D55-3A021B21C00{n}" for n in (1, 2, 3))
 
 
 def backend_for(kubeconfig: str, namespace: str, **params: Any) -> KubernetesBackend:
@@ -29,18 +31,18 @@ def test_real_409_is_retried_and_both_records_survive(kubeconfig: str, kube_name
     409 (stale resourceVersion); the backend re-reads, re-applies and retries: nothing is lost."""
     mine = backend_for(kubeconfig, kube_namespace)
     other = backend_for(kubeconfig, kube_namespace)
-    mine.put(INSTANCES, ("ws", "dummy", "first"), {"instance_uid": "U1"})
+    mine.put(INSTANCES, ("ws", "dummy", "first"), {"instance_uid": U1})
     real_replace = mine.objects.replace_secret
     interleaved: List[str] = []
 
     def replace_after_another_write(name: str, body: Dict[str, Any]) -> Dict[str, Any]:
         if not interleaved:
             interleaved.append(name)
-            other.put(INSTANCES, ("ws", "dummy", "second"), {"instance_uid": "U2"})
+            other.put(INSTANCES, ("ws", "dummy", "second"), {"instance_uid": U2})
         return real_replace(name, body)
 
     mine.objects.replace_secret = replace_after_another_write
-    mine.put(INSTANCES, ("ws", "dummy", "third"), {"instance_uid": "U3"})
+    mine.put(INSTANCES, ("ws", "dummy", "third"), {"instance_uid": U3})
     assert interleaved and mine.conflicts == 1
     fresh = backend_for(kubeconfig, kube_namespace)
     assert sorted(key[2] for key, _record in fresh.items(INSTANCES)) == ["first", "second", "third"]
@@ -103,8 +105,8 @@ def test_documented_rbac_is_enough(kubeconfig: str, kube_namespace: str, kubectl
 
     store = StateStore(backend_for(str(path), kube_namespace, state_lock_timeout=1), "rbac")
     with store.instance_lock("dummy", "web"):
-        store.put_instance("dummy", "web", {"instance_uid": "U1"})
-        store.put_instance("dummy", "web", {"instance_uid": "U1", "status": "present"})
+        store.put_instance("dummy", "web", {"instance_uid": U1})
+        store.put_instance("dummy", "web", {"instance_uid": U1, "status": "present"})
     assert store.get_instance("dummy", "web")["status"] == "present"  # type: ignore[index]
     assert store.delete_instance("dummy", "web") is True
     assert kubectl.json("-n", kube_namespace, "get", "leases")["items"] == []

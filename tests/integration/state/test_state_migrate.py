@@ -76,19 +76,23 @@ def test_migrate_file_state_to_kubernetes(
     assert write_calls(emu, since) == []
 
 
+FILE_UID = "9835EB50-9EF8-4C1A-8D55-3A021B21F11E"  # recorded uids are UUIDs (issue 24: validated on read)
+CLUSTER_UID = "9835EB50-9EF8-4C1A-8D55-3A021B21C1C1"
+
+
 def test_migrate_keeps_differing_records_unless_overwrite(kubeconfig: str, kube_namespace: str, tmp_path: Path) -> None:
     """P42: a record that differs in the destination is kept and reported (with a warning) unless overwrite."""
     state = tmp_path / "state.json"
-    StateStore(FileBackend(str(state)), "w").put_instance("dummy", "a", {"instance_uid": "U-file"})
+    StateStore(FileBackend(str(state)), "w").put_instance("dummy", "a", {"instance_uid": FILE_UID})
     destination = StateStore(
         KubernetesBackend.from_params({"state_kubeconfig": kubeconfig, "state_namespace": kube_namespace}), "w"
     )
-    destination.put_instance("dummy", "a", {"instance_uid": "U-cluster"})
+    destination.put_instance("dummy", "a", {"instance_uid": CLUSTER_UID})
     env = {**kube_env(kubeconfig, kube_namespace, "w"), "NUBES_STATE_PATH": str(state)}
     kept = Pod(tmp_path, env).run([{"nubes.cloud.state_migrate": {"workspace": "w"}}])["localhost"]
     assert kept["changed"] is False and kept["conflicts"] == ["instances:w/dummy/a"]
     assert any("overwrite=true" in w for w in kept.get("warnings", []))
-    assert destination.get_instance("dummy", "a")["instance_uid"] == "U-cluster"  # type: ignore[index]
+    assert destination.get_instance("dummy", "a")["instance_uid"] == CLUSTER_UID  # type: ignore[index]
     replaced = Pod(tmp_path, env).run([{"nubes.cloud.state_migrate": {"overwrite": True}}])["localhost"]
     assert replaced["changed"] is True and replaced["copied"] == ["instances:w/dummy/a"]
-    assert destination.get_instance("dummy", "a")["instance_uid"] == "U-file"  # type: ignore[index]
+    assert destination.get_instance("dummy", "a")["instance_uid"] == FILE_UID  # type: ignore[index]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +131,118 @@ def test_hostile_arguments_in_playbooks(emu: EmulatorServer, tmp_path: Path) -> 
         assert result.get("failed"), f"{module}: {result}"
         assert result.get("msg") and "Traceback" not in result["msg"] and "MODULE FAILURE" not in result["msg"]
     assert write_calls(emu.requests(since)) == []
+
+
+GOOD_UID = "00000000-0000-4000-8000-00000000abcd"
+PASSWD = "../../etc/passwd"
+
+
+def _one_record(name: str, record: Any) -> dict[str, Any]:
+    """A state file holding `record` as the instance record of the dummy task named `name` (its own record)."""
+    key = json.dumps(["default", "dummy", name], separators=(",", ":"))
+    return {"version": 1, "instances": {key: record}}
+
+
+DAMAGED_STATES: list[tuple[str, Callable[[str], Any], str]] = [
+    ("instances-not-a-mapping", lambda _name: {"version": 1, "instances": "x"}, "`instances` must be a mapping"),
+    ("top-level-list", lambda _name: [], "the top level must be a mapping"),
+    ("record-not-a-mapping", lambda name: _one_record(name, "oops"), "must be a mapping, not a string"),
+    ("unknown-version", lambda _name: {"version": 99}, "format version 99"),
+    ("subresources-list", lambda _name: {"version": 1, "subresources": []}, "`subresources` must be a mapping"),
+    (
+        "uid-path",
+        lambda name: _one_record(name, {"status": "present", "instance_uid": PASSWD}),
+        f"instance_uid {PASSWD!r} is not a UUID",
+    ),
+    (
+        "operation-uid",
+        lambda name: _one_record(
+            name,
+            {"status": "present", "instance_uid": GOOD_UID, "operation": {"uid": PASSWD, "name": "modify"}},
+        ),
+        f"operation.uid {PASSWD!r} is not a UUID",
+    ),
+    (
+        "field-type",
+        lambda name: _one_record(name, {"status": "present", "instance_uid": GOOD_UID, "digests": "x"}),
+        "digests must be a mapping",
+    ),
+]
+
+
+def test_damaged_state_file_fails_before_any_request(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 24 (state file validated on read; beyond the seed, docs/dev/rules.md): a damaged state file (top level
+    not a mapping, `instances`/`subresources` not mappings, a record not a mapping, a field of the wrong type, an
+    unknown version, a recorded instance or operation uid that is not a UUID) fails the task with a message naming
+    the file, what is wrong and the fix; the emulator's request log shows no request at all (so no write, and no
+    `GET /instances/../../etc/passwd` with the token) and no instance of these names exists."""
+    fleet = Fleet(tmp_path, emu.endpoint, emu.token, size=1)
+    tasks = []
+    for case, content, _message in DAMAGED_STATES:
+        path = tmp_path / case / "state.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps(content(case)), encoding="utf-8")
+        args = {"resource_name": case, "resource_realm": "dummy", "state_path": str(path), "wait": False}
+        tasks.append({"name": case, "nubes.cloud.dummy": args})
+    since = emu.last_seq
+    results = fleet.run(tasks).results["r0"]
+    assert len(results) == len(DAMAGED_STATES)
+    for (case, _content, message), result in zip(DAMAGED_STATES, results):
+        msg = str(result.get("msg") or "")
+        assert result.get("failed"), f"{case}: {result}"
+        assert message in msg, f"{case}: {msg}"
+        assert str(tmp_path / case / "state.json") in msg and "backup" in msg, f"{case}: {msg}"
+        assert "Traceback" not in msg and "MODULE FAILURE" not in msg, f"{case}: {msg}"
+    api_requests = [r for r in emu.requests(since) if "/_emulator/" not in r["path"]]
+    assert api_requests == [], api_requests[:5]
+    assert not [r for r in emu.requests(since) if "passwd" in r["path"]]
+    assert not [i for i in emu.instances() if i["displayName"] in {case for case, _c, _m in DAMAGED_STATES}]
+
+
+INT64_MAX = 2**63 - 1
+REDIS_REALM = "k8s-3.ext.nubes.ru"
+UNHOLDABLE_INPUT: list[tuple[str, dict[str, Any], str]] = [
+    ("dummy", {"resource_name": "   ", "resource_realm": "dummy"}, "resource_name is blank"),
+    (
+        "dummy",
+        {"resource_name": "pb-int64-duration", "resource_realm": "dummy", "duration_ms": 10**23},
+        f"duration_ms must be an integer from 0 to {INT64_MAX}",
+    ),
+    (
+        "redis",
+        {"resource_name": "pb-int64-memory", "resource_realm": REDIS_REALM, "resource_memory": INT64_MAX + 1},
+        f"resource_memory must be an integer from 0 to {INT64_MAX}",
+    ),
+    (
+        "redis",
+        {"resource_name": "pb-negative-memory", "resource_realm": REDIS_REALM, "resource_memory": -512},
+        f"resource_memory must be an integer from 0 to {INT64_MAX}",
+    ),
+    (
+        "dummy",
+        {"resource_name": "pb-int64-sub-param", "resource_realm": "dummy", "map_fixed": {"field_b": 2**63}},
+        f"map_fixed.field_b must be an integer from 0 to {INT64_MAX}",
+    ),
+]
+
+
+def test_input_the_api_cannot_hold_fails_before_any_write(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 24 (input checks before any write; beyond the seed, docs/dev/rules.md): a blank resource_name is
+    refused like "", an integer outside int64 (the catalogue's type) and a negative size or count (an integer param
+    whose API default is not negative) are refused naming the option and the range, map-fixed sub-params included;
+    the emulator saw no write call and holds no instance of these names."""
+    fleet = Fleet(tmp_path, emu.endpoint, emu.token, size=1)
+    since = emu.last_seq
+    tasks = [
+        {"name": f"case {i}", f"nubes.cloud.{module}": {**args, "wait": False}}
+        for i, (module, args, _m) in enumerate(UNHOLDABLE_INPUT)
+    ]
+    results = fleet.run(tasks).results["r0"]
+    assert len(results) == len(UNHOLDABLE_INPUT)
+    for (module, args, message), result in zip(UNHOLDABLE_INPUT, results):
+        msg = str(result.get("msg") or "")
+        assert result.get("failed"), f"{module} {args}: {result}"
+        assert message in msg, f"{module} {args}: {msg}"
+    assert write_calls(emu.requests(since)) == []
+    names = {str(args["resource_name"]) for _module, args, _m in UNHOLDABLE_INPUT}
+    assert not [i for i in emu.instances() if i["displayName"] in names]

@@ -48,6 +48,7 @@ def is_probe(request: httpx.Request) -> bool:
 
 
 LIST_BODY = {"results": [], "total": 0}
+UID = "3A021B21-0C4E-4F4B-9C3E-2B0D1E5F6A70"  # issue 24: only a UUID goes into a URL
 
 
 def scripted(statuses: List[int], seen: List[httpx.Request], headers: Optional[dict] = None) -> Any:
@@ -216,7 +217,7 @@ def test_dead_end_401_fails_after_the_seed_s_four_attempts() -> None:
     seen: List[httpx.Request] = []
     client, sleeps = make_client(scripted([401] * 20, seen))
     with pytest.raises(ApiError) as info:
-        DeckApi(client).get_instance("u")
+        DeckApi(client).get_instance(UID)
     assert len(seen) == 4
     assert sleeps == [2.0, 4.0, 8.0]
     msg = info.value.msg
@@ -294,7 +295,7 @@ def test_401_after_the_token_was_accepted_says_it_probably_expired() -> None:
     seen: List[httpx.Request] = []
     client, _sleeps = confirmed([401] * 40, seen, budget=8.0)
     with pytest.raises(ApiError, match="probably expired"):
-        DeckApi(client).get_instance("u")
+        DeckApi(client).get_instance(UID)
 
 
 # -- only deck-api answers are believed (issue 16) ------------------------------------------------------------------
@@ -355,9 +356,9 @@ def test_answers_that_are_not_deck_api_json_are_errors(response: httpx.Response,
     endpoint, never an answer (and so never "not found")."""
     client, _log = make_client(lambda request: response)
     with pytest.raises(NotDeckApiError) as info:
-        DeckApi(client).get_instance("u")
+        DeckApi(client).get_instance(UID)
     assert why in info.value.msg
-    assert "GET /instances/u at https://gw.test/api/v1/svc" in info.value.msg
+    assert f"GET /instances/{UID} at https://gw.test/api/v1/svc" in info.value.msg
     assert "NUBES_API_ENDPOINT" in info.value.msg
 
 
@@ -382,12 +383,12 @@ def test_404_of_an_instance_is_not_found_only_when_the_collection_answers() -> N
         return httpx.Response(200, json=LIST_BODY) if is_probe(request) else httpx.Response(404, json=missing)
 
     client, _log = make_client(deck)
-    assert DeckApi(client).get_instance("u") is None
+    assert DeckApi(client).get_instance(UID) is None
 
     routed = {"ERROR": "Endpoint /wrong/instances not found", "TAGCONTEXT": "/app/api/v1/index.cfm [Line 12]"}
     client, _log = make_client(lambda request: httpx.Response(404, json=routed), "https://gw.test/api/v1/svc/wrong")
     with pytest.raises(NotDeckApiError, match="404 for the instance collection"):
-        DeckApi(client).get_instance("u")
+        DeckApi(client).get_instance(UID)
 
 
 def test_a_collection_404_is_never_an_empty_list() -> None:

@@ -13,6 +13,9 @@ import pytest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore, default_state_path
 
+U1 = "9835EB50-9EF8-4C1A-8D55-3A021B21C001"  # recorded uids are UUIDs (issue 24: validated on read)
+U2 = "9835EB50-9EF8-4C1A-8D55-3A021B21C002"
+
 
 def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     """The default location is found from any directory: XDG_STATE_HOME or ~/.local/state."""
@@ -28,14 +31,14 @@ def test_records_roundtrip_and_keys(tmp_path: Any) -> None:
     path = str(tmp_path / "s" / "state.json")
     store = StateStore(FileBackend(path), "ws1")
     other = StateStore(FileBackend(path), "ws2")
-    store.put_instance("postgres", "db", {"instance_uid": "U1", "status": "present"})
-    other.put_instance("postgres", "db", {"instance_uid": "U2", "status": "present"})
-    store.put_sub("postgres", "U1", "user", "app", {"params": {"role": "r"}})
-    assert store.get_instance("postgres", "db")["instance_uid"] == "U1"
-    assert other.get_instance("postgres", "db")["instance_uid"] == "U2"
-    assert store.get_sub("postgres", "u1", "user", "app")["params"] == {"role": "r"}
-    assert store.find_instance_by_uid("postgres", "u1")["resource_name"] == "db"
-    assert [r["key"] for r in store.subs_of("postgres", "U1")] == ["app"]
+    store.put_instance("postgres", "db", {"instance_uid": U1, "status": "present"})
+    other.put_instance("postgres", "db", {"instance_uid": U2, "status": "present"})
+    store.put_sub("postgres", U1, "user", "app", {"params": {"role": "r"}})
+    assert store.get_instance("postgres", "db")["instance_uid"] == U1
+    assert other.get_instance("postgres", "db")["instance_uid"] == U2
+    assert store.get_sub("postgres", U1.lower(), "user", "app")["params"] == {"role": "r"}
+    assert store.find_instance_by_uid("postgres", U1.lower())["resource_name"] == "db"
+    assert [r["key"] for r in store.subs_of("postgres", U1)] == ["app"]
     assert store.delete_instance("postgres", "db") and store.get_instance("postgres", "db") is None
     assert other.get_instance("postgres", "db") is not None
 
@@ -44,9 +47,9 @@ def test_file_mode_0600_and_atomic_replace(tmp_path: Any) -> None:
     """The state file is mode 0600, written through a temp file + rename (no partial file is left)."""
     path = tmp_path / "s" / "state.json"
     store = StateStore(FileBackend(str(path)), "default")
-    store.put_instance("s3", "b", {"instance_uid": "U"})
+    store.put_instance("s3", "b", {"instance_uid": U1})
     first_inode = path.stat().st_ino
-    store.put_instance("s3", "c", {"instance_uid": "V"})
+    store.put_instance("s3", "c", {"instance_uid": U2})
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert path.stat().st_ino != first_inode  # replaced, not rewritten in place
     assert not [p for p in os.listdir(path.parent) if p.endswith(".tmp")]
@@ -63,7 +66,7 @@ def test_corrupt_file_gives_a_clear_error(tmp_path: Any) -> None:
 def _writer(path: str, worker: int, count: int) -> None:
     store = StateStore(FileBackend(path), "default")
     for i in range(count):
-        store.put_instance("svc", f"w{worker}-{i}", {"instance_uid": f"U{worker}-{i}"})
+        store.put_instance("svc", f"w{worker}-{i}", {"instance_uid": f"00000000-0000-4000-8000-{worker:06d}{i:06d}"})
 
 
 def test_parallel_writers_never_corrupt_or_lose_records(tmp_path: Any) -> None:
@@ -86,7 +89,7 @@ def _create_once(path: str, results: Any) -> None:
     store = StateStore(FileBackend(path), "default")
     with store.instance_lock("svc", "same-name"):
         if store.get_instance("svc", "same-name") is None:
-            store.put_instance("svc", "same-name", {"instance_uid": f"U-{os.getpid()}"})
+            store.put_instance("svc", "same-name", {"instance_uid": f"00000000-0000-4000-8000-{os.getpid():012d}"})
             results.put("created")
         else:
             results.put("found")

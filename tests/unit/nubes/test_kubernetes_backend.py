@@ -26,6 +26,9 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
 
 DNS1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+U1 = "9835EB50-9EF8-4C1A-8D55-3A021B21C001"  # recorded uids are UUIDs (issue 24: validated on read)
+U2 = "9835EB50-9EF8-4C1A-8D55-3A021B21C002"
+U3 = "9835EB50-9EF8-4C1A-8D55-3A021B21C003"
 
 
 class MemoryObjects:
@@ -127,9 +130,9 @@ def backend(objects: MemoryObjects) -> KubernetesBackend:
 def test_round_trip_get_put_delete_items(backend: KubernetesBackend) -> None:
     """P42: the Kubernetes backend implements the StateBackend interface (records per workspace)."""
     store = StateStore(backend, "prod")
-    store.put_instance("dummy", "web", {"instance_uid": "U1", "status": "present"})
-    assert store.get_instance("dummy", "web")["instance_uid"] == "U1"  # type: ignore[index]
-    assert store.find_instance_by_uid("dummy", "u1") is not None
+    store.put_instance("dummy", "web", {"instance_uid": U1, "status": "present"})
+    assert store.get_instance("dummy", "web")["instance_uid"] == U1  # type: ignore[index]
+    assert store.find_instance_by_uid("dummy", U1.lower()) is not None
     assert StateStore(backend, "dev").get_instance("dummy", "web") is None
     assert backend.items(INSTANCES)[0][0] == ("prod", "dummy", "web")
     assert store.delete_instance("dummy", "web") is True
@@ -140,10 +143,10 @@ def test_round_trip_get_put_delete_items(backend: KubernetesBackend) -> None:
 def test_write_conflict_is_retried_not_lost(backend: KubernetesBackend, objects: MemoryObjects) -> None:
     """P42: a concurrent writer changes the Secret between our read and our replace: the replace gets 409, the
     backend re-reads, re-applies its change and retries, and both records survive."""
-    backend.put(INSTANCES, ("ws", "dummy", "first"), {"instance_uid": "U1"})
+    backend.put(INSTANCES, ("ws", "dummy", "first"), {"instance_uid": U1})
     other = KubernetesBackend(objects, sleep=lambda _seconds: None)
-    objects.before_replace = lambda: other.put(INSTANCES, ("ws", "dummy", "second"), {"instance_uid": "U2"})
-    backend.put(INSTANCES, ("ws", "dummy", "third"), {"instance_uid": "U3"})
+    objects.before_replace = lambda: other.put(INSTANCES, ("ws", "dummy", "second"), {"instance_uid": U2})
+    backend.put(INSTANCES, ("ws", "dummy", "third"), {"instance_uid": U3})
     assert backend.conflicts == 1
     names = sorted(key[2] for key, _record in backend.items(INSTANCES))
     assert names == ["first", "second", "third"]
@@ -151,9 +154,9 @@ def test_write_conflict_is_retried_not_lost(backend: KubernetesBackend, objects:
 
 def test_delete_conflict_is_retried(backend: KubernetesBackend, objects: MemoryObjects) -> None:
     """P42: a delete that meets a concurrent write is retried and keeps the other writer's record."""
-    backend.put(INSTANCES, ("ws", "dummy", "gone"), {"instance_uid": "U1"})
+    backend.put(INSTANCES, ("ws", "dummy", "gone"), {"instance_uid": U1})
     other = KubernetesBackend(objects, sleep=lambda _seconds: None)
-    objects.before_replace = lambda: other.put(INSTANCES, ("ws", "dummy", "kept"), {"instance_uid": "U2"})
+    objects.before_replace = lambda: other.put(INSTANCES, ("ws", "dummy", "kept"), {"instance_uid": U2})
     assert backend.delete(INSTANCES, ("ws", "dummy", "gone")) is True
     assert backend.conflicts == 1
     assert [key[2] for key, _record in backend.items(INSTANCES)] == ["kept"]

@@ -16,7 +16,9 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
     StateBackend,
     StateStore,
 )
-from tests.unit.nubes.test_kubernetes_backend import MemoryObjects
+from tests.unit.nubes.test_kubernetes_backend import U1, U2, MemoryObjects
+
+OTHER = "9835EB50-9EF8-4C1A-8D55-3A021B21C0FF"
 
 
 class RecordingBackend(KubernetesBackend):
@@ -31,9 +33,9 @@ class RecordingBackend(KubernetesBackend):
 
 def source_with_records(tmp_path: Path) -> FileBackend:
     source = FileBackend(str(tmp_path / "state.json"))
-    StateStore(source, "prod").put_instance("postgres", "db", {"instance_uid": "U1", "status": "present"})
-    StateStore(source, "prod").put_sub("postgres", "U1", "user", "app", {"exists": True})
-    StateStore(source, "dev").put_instance("postgres", "db", {"instance_uid": "U2", "status": "present"})
+    StateStore(source, "prod").put_instance("postgres", "db", {"instance_uid": U1, "status": "present"})
+    StateStore(source, "prod").put_sub("postgres", U1, "user", "app", {"exists": True})
+    StateStore(source, "dev").put_instance("postgres", "db", {"instance_uid": U2, "status": "present"})
     return source
 
 
@@ -45,12 +47,12 @@ def test_migrate_copies_then_changes_nothing(tmp_path: Path) -> None:
     assert first.copied == [
         "instances:dev/postgres/db",
         "instances:prod/postgres/db",
-        "subresources:prod/postgres/u1/user/app",
+        f"subresources:prod/postgres/{U1.lower()}/user/app",
     ]
     assert first.source_records == 3 and first.unchanged == 0 and first.conflicts == []
     assert ("instance", "postgres", "db") in destination.locked
-    assert ("parent", "prod", "u1") in destination.locked
-    assert StateStore(destination, "prod").get_instance("postgres", "db")["instance_uid"] == "U1"  # type: ignore[index]
+    assert ("parent", "prod", U1.lower()) in destination.locked
+    assert StateStore(destination, "prod").get_instance("postgres", "db")["instance_uid"] == U1  # type: ignore[index]
     second = migrate(source, destination)
     assert second.copied == [] and second.unchanged == 3
 
@@ -61,7 +63,7 @@ def test_migrate_check_mode_and_workspace_filter(tmp_path: Path) -> None:
     objects = MemoryObjects()
     destination = KubernetesBackend(objects)
     planned = migrate(source, destination, workspace="prod", check_mode=True)
-    assert planned.copied == ["instances:prod/postgres/db", "subresources:prod/postgres/u1/user/app"]
+    assert planned.copied == ["instances:prod/postgres/db", f"subresources:prod/postgres/{U1.lower()}/user/app"]
     assert objects.secrets == {}
     migrate(source, destination, workspace="prod")
     assert {key[0] for key, _record in destination.items(INSTANCES)} == {"prod"}
@@ -72,13 +74,13 @@ def test_migrate_keeps_differing_records_unless_overwrite(tmp_path: Path) -> Non
     """P42: a differing destination record is a conflict (kept); overwrite replaces it."""
     source = source_with_records(tmp_path)
     destination = KubernetesBackend(MemoryObjects())
-    StateStore(destination, "dev").put_instance("postgres", "db", {"instance_uid": "OTHER"})
+    StateStore(destination, "dev").put_instance("postgres", "db", {"instance_uid": OTHER})
     kept = migrate(source, destination, workspace="dev")
     assert kept.conflicts == ["instances:dev/postgres/db"] and kept.copied == []
-    assert StateStore(destination, "dev").get_instance("postgres", "db")["instance_uid"] == "OTHER"  # type: ignore[index]
+    assert StateStore(destination, "dev").get_instance("postgres", "db")["instance_uid"] == OTHER  # type: ignore[index]
     replaced = migrate(source, destination, workspace="dev", overwrite=True)
     assert replaced.copied == ["instances:dev/postgres/db"]
-    assert StateStore(destination, "dev").get_instance("postgres", "db")["instance_uid"] == "U2"  # type: ignore[index]
+    assert StateStore(destination, "dev").get_instance("postgres", "db")["instance_uid"] == U2  # type: ignore[index]
 
 
 def test_lock_keys_match_the_modules_locks() -> None:
