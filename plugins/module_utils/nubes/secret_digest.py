@@ -1,17 +1,18 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Digests of the secrets a record last applied (issue 24): they tell whether a task's secret is the applied one
-(the API never returns secrets) without storing it, and cost a stolen state file about 70 ms per guess.
+(the API never returns secrets) without storing it, and cost a stolen state file 70-80 ms per guess.
 
 Format (the PHC string format): `$pbkdf2-sha256$i=300000$<salt>$<hash>`, with PBKDF2-HMAC-SHA256 over
 `<param code> NUL <value>` (UTF-8), a random 16-byte salt per digest, 32 bytes of hash, salt and hash in unpadded
 base64. PBKDF2-HMAC-SHA256 is in `hashlib` on every Python the modules run on (3.9+, FIPS mode included; scrypt is
-not available everywhere). 300,000 iterations cost about 70 ms on the CI machine (46 ms at 200,000, 92 ms at
-400,000, 147 ms at 600,000; Python 3.9 and 3.13 alike, docs/reliability.md).
+not available everywhere). 300,000 iterations cost 70-80 ms on the CI machine (2 shared cores, Python 3.9 and 3.13
+alike; 200,000: 46-55 ms, 400,000: 92-107 ms; docs/reliability.md).
 
 Records written before hold 32 hex digits: SHA-256 of `<record salt> NUL <code> NUL <value>`, one round. They are
-still compared, and once the task's value matches one it is replaced by the current format on the record's next
-write (`records.migrated`). A digest in an older format, or with other parameters, is never written again.
+still compared; the first task that gives a matching value writes the record again with the digest in the current
+format, even when nothing else changes (`records.migrated`, `task.Task.migrate_digests`). A digest in an older
+format, or with other parameters, is never written again.
 
 A task compares each secret once: results are kept for the process (a module process is one task), keyed by the
 digest, so the skeleton's second look at the same record costs nothing, and a digest that matched is kept as it is.

@@ -2,7 +2,10 @@
 place a secret could land is scanned for the API token, the passwords and the secret outputs.
 
 Places scanned: ansible-playbook stdout and stderr, the registered results, the state file (and its lock
-directory names), the emulator's request log and the generated docs (docs/modules, docs/man)."""
+directory names), the emulator's request log and the generated docs (docs/modules, docs/man).
+
+Issue 24: the generated secrets of every module with `return_secrets` under ANSIBLE_DEBUG (they travel sealed), and
+an old one-round SHA-256 digest in a state file migrated to PBKDF2 by an unchanged task."""
 
 from __future__ import annotations
 
