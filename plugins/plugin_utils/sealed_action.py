@@ -39,7 +39,7 @@ class SealedSecretsAction(NormalAction):
         """The task's environment, plus the public value while the module of this task runs."""
         if self._seal_public is None:
             return super()._compute_environment_string(raw_environment_out)
-        environment = {}
+        environment: dict = {}
         super()._compute_environment_string(environment)
         environment[sealed.ENV] = self._seal_public
         if isinstance(raw_environment_out, dict):

@@ -155,7 +155,7 @@ def admin_instances(emu: EmulatorServer) -> list[dict[str, Any]]:
 
 def secret_output_tasks(prefix: str) -> list[dict[str, Any]]:
     """Create each module with secret outputs (return_secrets, no_log), then read each with its _info module."""
-    tasks = [
+    tasks: list[dict[str, Any]] = [
         {
             "name": "s3 for the databases",
             "nubes.cloud.s3": {
@@ -173,7 +173,7 @@ def secret_output_tasks(prefix: str) -> list[dict[str, Any]]:
             args["display_name"] = f"{prefix}-{module}"
         tasks.append({"name": module, f"nubes.cloud.{module}": {**args, "return_secrets": True}, "no_log": True})
     for module in SECRET_OUTPUT_MODULES:
-        info = {"resource_name": f"{prefix}-{module}", "return_secrets": True}
+        info: dict[str, Any] = {"resource_name": f"{prefix}-{module}", "return_secrets": True}
         tasks.append({"name": f"{module} info", f"nubes.cloud.{module}_info": info, "no_log": True})
     return tasks
 
@@ -241,6 +241,7 @@ def test_old_sha256_digest_is_migrated_by_an_unchanged_task(emu: EmulatorServer,
 
     store = StateStore(FileBackend(str(fleet.state_path)), "default")
     record = store.get_sub("postgres", pg_uid, "user", "app")
+    assert record is not None and record["digests"], record
     old = hashlib.sha256(f"{record['salt']}\x00password\x00{password}".encode()).hexdigest()[:32]
     store.put_sub("postgres", pg_uid, "user", "app", dict(record, digests={"password": old}))
 
@@ -249,7 +250,9 @@ def test_old_sha256_digest_is_migrated_by_an_unchanged_task(emu: EmulatorServer,
     assert not again.get("failed") and not again["changed"] and again["operations"] == [], again
     assert write_calls(emu.requests(since)) == []
 
-    stored = store.get_sub("postgres", pg_uid, "user", "app")["digests"]["password"]
+    migrated = store.get_sub("postgres", pg_uid, "user", "app")
+    assert migrated is not None
+    stored = migrated["digests"]["password"]
     found = re.match(r"^\$pbkdf2-sha256\$i=300000\$([A-Za-z0-9+/]{22})\$([A-Za-z0-9+/]{43})$", stored)
     assert found, stored
 

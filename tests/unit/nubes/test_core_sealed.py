@@ -58,7 +58,7 @@ def test_group_is_rfc3526_group_14() -> None:
     """Issue 24: the prime is RFC 3526's 2048-bit MODP prime, 2^2048 - 2^1984 - 1 + 2^64 * ([2^1918 pi] + 124476),
     a safe prime (p and (p-1)/2 prime), with generator 2."""
     expected = 2**2048 - 2**1984 - 1 + 2**64 * (pi_times_power_of_two(1918) + 124476)
-    assert sealed.PRIME == expected and sealed.GENERATOR == 2
+    assert expected == sealed.PRIME and sealed.GENERATOR == 2
     assert probably_prime(sealed.PRIME) and probably_prime((sealed.PRIME - 1) // 2)
 
 
