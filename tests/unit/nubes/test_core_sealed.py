@@ -41,11 +41,11 @@ def probably_prime(n: int, rounds: int = 8) -> bool:
     while d % 2 == 0:
         d, r = d // 2, r + 1
     bases = random.Random(24)
-    for _ in range(rounds):
+    for _round in range(rounds):
         x = pow(bases.randrange(2, n - 2), d, n)
         if x in (1, n - 1):
             continue
-        for _ in range(r - 1):
+        for _square in range(r - 1):
             x = pow(x, 2, n)
             if x == n - 1:
                 break
@@ -111,7 +111,7 @@ def test_degenerate_or_malformed_public_values_are_refused(public: str) -> None:
 
 def test_redactor_leaves_sealed_values_whole() -> None:
     """Issue 24: a short registered secret that happens to occur inside a sealed value's base64 does not corrupt it."""
-    _, public = controller_pair()
+    public = controller_pair()[1]
     sealer = sealed.Sealer.from_environment({sealed.ENV: public})
     assert sealer is not None
     token = sealer.seal("value")

@@ -29,7 +29,7 @@ def unb64(text: str) -> bytes:
 
 def pbkdf2_of(stored: str, code: str, value: str) -> bytes:
     """The hash the documented format says `stored` must hold for `value`."""
-    _, _, params, salt, _ = stored.split("$")
+    params, salt = stored.split("$")[2:4]
     iterations = int(params.split("=")[1])
     return hashlib.pbkdf2_hmac("sha256", f"{code}\x00{value}".encode(), unb64(salt), iterations, 32)
 
