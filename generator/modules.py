@@ -114,6 +114,10 @@ def return_secrets_option(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any
         " amazon.aws.iam_access_key recommends for its secret key): the registered result keeps them for later"
         " tasks, while the task's output and logs (at any verbosity) show none of them. The module refuses"
         " O(return_secrets=true) in a task without C(no_log), before any API call.",
+        "They come back from the module sealed: encrypted for the controller with a key pair made for the task,"
+        " and opened by the module's action plugin, so even C(ANSIBLE_DEBUG), which prints a module's raw output"
+        " before C(no_log) applies, shows none of them. An C(async) task with O(return_secrets=true) is refused:"
+        " its result would be written in clear to the async job file on the managed host.",
     ]
     return [("return_secrets", *_opt({"type": "bool", "default": False, "no_log": False}, lines))]
 

@@ -11,6 +11,7 @@ from generator.drift import DriftReport, compare
 from generator.errors import GeneratorError
 from generator.fetch import fetch_specs
 from generator.render import (
+    ACTION_DIR,
     DOCS_MAN_DIR,
     DOCS_MODULES_DIR,
     MODULES_DIR,
@@ -23,7 +24,13 @@ from generator.spec_io import dump_spec, load_spec
 from generator.workspace import Workspace
 
 SPEC_SCOPE: tuple[str, ...] = ("specs/",)
-RENDER_SCOPE: tuple[str, ...] = (f"{MODULES_DIR}/", f"{SERVICES_DIR}/", f"{DOCS_MODULES_DIR}/", f"{DOCS_MAN_DIR}/")
+RENDER_SCOPE: tuple[str, ...] = (
+    f"{MODULES_DIR}/",
+    f"{SERVICES_DIR}/",
+    f"{ACTION_DIR}/",
+    f"{DOCS_MODULES_DIR}/",
+    f"{DOCS_MAN_DIR}/",
+)
 
 
 def fetched_spec_files(

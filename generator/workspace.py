@@ -6,7 +6,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.config import ServiceEntry, Timeouts, load_requires_ansible, load_services_list, load_timeouts
-from generator.render import DOCS_MAN_DIR, DOCS_MODULES_DIR, MARKER, MODULES_DIR, SERVICES_DIR, spec_path
+from generator.render import (
+    ACTION_DIR,
+    DOCS_MAN_DIR,
+    DOCS_MODULES_DIR,
+    MARKER,
+    MODULES_DIR,
+    SERVICES_DIR,
+    spec_path,
+)
 
 GENERATED_MARK = f"{MARKER} by `python -m generator"
 # Directories whose generated files the generator owns; a generated file here that the specs no longer
@@ -16,6 +24,7 @@ OWNED_GLOBS: tuple[str, ...] = (
     f"{MODULES_DIR}/*.py",
     f"{MODULES_DIR}/*.yml",
     f"{SERVICES_DIR}/*.py",
+    f"{ACTION_DIR}/*.py",
     f"{DOCS_MODULES_DIR}/*.md",
     f"{DOCS_MAN_DIR}/*.md",
 )

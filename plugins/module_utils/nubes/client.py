@@ -33,6 +33,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import (
     READ_METHODS,
     RetryPolicy,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.sealed import PREFIX as SEALED_PREFIX
 
 # Module start-up (issue 19): `httpx/__init__.py` runs `from ._main import main`, its command-line client, which
 # imports rich, click and pygments whenever they are installed (any venv with ansible-lint or molecule), 0.05-0.08 s
@@ -85,9 +86,10 @@ class Redactor:
         return text
 
     def value(self, data: Any) -> Any:
-        """Redact strings inside nested dicts/lists."""
+        """Redact strings inside nested dicts/lists; a sealed secret output holds no clear text and is left whole
+        (issue 24: a short registered secret could match inside its base64)."""
         if isinstance(data, str):
-            return self(data)
+            return data if data.startswith(SEALED_PREFIX) else self(data)
         if isinstance(data, dict):
             return {k: self.value(v) for k, v in data.items()}
         if isinstance(data, list):

@@ -19,6 +19,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend imp
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid, lookup_dotted
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationExecutor, Poller
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import Reference
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.sealed import Sealer
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec, load_service
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     StateBackend,
@@ -139,6 +140,8 @@ class TaskContext:
         self._checked_uids: Set[Tuple[int, str]] = set()
         self.pending_references: List[str] = []  # check mode: references an earlier task would create
         self.ephemeral_job = ephemeral_state_job(params, os.environ)  # issue 16: AWX job + file state in its pod
+        # issue 24: secret outputs go back sealed for the action plugin that asked for them (sealed.py)
+        self.sealer = Sealer.from_environment(os.environ) if params.get("return_secrets") else None
 
     @property
     def module_name(self) -> str:
@@ -222,7 +225,8 @@ class TaskContext:
 
     def outputs(self, instance: Optional[Instance]) -> Dict[str, Any]:
         """instance.state.out by the spec's output codes (dotted paths); secrets omitted unless return_secrets (the
-        runner allows that only in a no_log task, issue 16)."""
+        runner allows that only in a no_log task, issue 16), and then sealed when the action plugin asked for it
+        (issue 24: the module's stdout never holds them in clear)."""
         if instance is None:
             return {}
         out = instance.outputs()
@@ -233,7 +237,7 @@ class TaskContext:
         for spec in self.spec.outputs:
             value = None if spec.secret and not with_secrets else lookup_dotted(out, spec.code)
             if value is not None:
-                result[spec.code] = value
+                result[spec.code] = self.sealer.seal(value) if spec.secret and self.sealer else value
         return result
 
     def register_secrets(self, values: Mapping[str, Any]) -> None:

@@ -9,7 +9,6 @@ on either side, secret masking, the range of integers (issue 24: `integer_range`
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple
@@ -310,8 +309,3 @@ def equivalent(left: Optional[str], right: Optional[str]) -> bool:
         return bool(json.loads(left) == json.loads(right))
     except ValueError:
         return left.strip() == right.strip()
-
-
-def digest(salt: str, code: str, value: str) -> str:
-    """Salted hash of one applied secret: lets it be compared without storing it."""
-    return hashlib.sha256((f"{salt}\x00{code}\x00{value}").encode()).hexdigest()[:32]

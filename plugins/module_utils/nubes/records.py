@@ -3,10 +3,10 @@
 """What a state record holds: only what cannot be read back from the API.
 
 An instance record: `status` (`create_requested` -> `creating` -> `present`), `instance_uid`, `service_id`,
-the salted `digests` of the secrets last applied (the API never returns secrets), the `git_revision` last
-deployed, and `operation`: the last operation the task started (`uid`, `name`, `done`, plus the secret
-digests and git_revision it applies, merged into the record once it succeeded). Sub-resource records hold the
-same minus the uid. Params are never recorded: the live instance is the truth (values.py).
+the salted `digests` of the secrets last applied (the API never returns secrets; format: secret_digest.py), the
+`git_revision` last deployed, and `operation`: the last operation the task started (`uid`, `name`, `done`, plus
+the secret digests and git_revision it applies, merged into the record once it succeeded). Sub-resource records
+hold the same minus the uid. Params are never recorded: the live instance is the truth (values.py).
 
 Records written by earlier versions (with `params`, `pending`, `operation_uid`) are read as this shape.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import digest
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import secret_digest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     STATUS_CREATING,
     STATUS_PRESENT,
@@ -64,19 +64,43 @@ def open_operation(record: Optional[Mapping[str, Any]]) -> Optional[Dict[str, An
     return None
 
 
+def _applied(record: Optional[Mapping[str, Any]], code: str, value: str) -> bool:
+    """The record's digest of `code` is one of `value` (issue 24: a slow salted KDF, or the legacy format)."""
+    known = (record or {}).get("digests") or {}
+    return code in known and secret_digest.matches(known[code], code, value, salt(record))
+
+
 def secrets_to_set(record: Optional[Mapping[str, Any]], secrets: Mapping[str, str]) -> List[str]:
     """Codes of the task's secrets that differ from the last applied ones, or were never applied by this record."""
-    known = (record or {}).get("digests") or {}
-    seed = salt(record)
-    return sorted(code for code, value in secrets.items() if known.get(code) != digest(seed, code, value))
+    return sorted(code for code, value in secrets.items() if not _applied(record, code, value))
 
 
 def secrets_changed(record: Optional[Mapping[str, Any]], secrets: Mapping[str, str]) -> List[str]:
     """Codes of the task's secrets whose digest this record holds and that differ from it (a secret this record
     never applied is unknown, not changed)."""
     known = (record or {}).get("digests") or {}
-    seed = salt(record)
-    return sorted(code for code, value in secrets.items() if code in known and known[code] != digest(seed, code, value))
+    return sorted(code for code, value in secrets.items() if code in known and not _applied(record, code, value))
+
+
+def digest_of(record: Optional[Mapping[str, Any]], code: str, value: str) -> str:
+    """The digest to record for `value`: the record's own when it is current and of this value (compared already,
+    so no second KDF run), else a new one (issue 24)."""
+    known = ((record or {}).get("digests") or {}).get(code)
+    if secret_digest.is_current(known) and _applied(record, code, value):
+        return str(known)
+    return secret_digest.make(code, value)
+
+
+def migrated(record: Optional[Mapping[str, Any]], secrets: Mapping[str, str]) -> Optional[Record]:
+    """Issue 24: the record with each digest in an older format (one round of SHA-256, or other KDF parameters)
+    that matches the task's value replaced by a current one; None when there is nothing to migrate. A digest
+    whose value the task does not give, or gives differently, cannot be re-made and stays as it is."""
+    known = dict((record or {}).get("digests") or {})
+    stale = [c for c, v in secrets.items() if c in known and not secret_digest.is_current(known[c])]
+    renewed = {c: secret_digest.make(c, secrets[c]) for c in stale if _applied(record, c, secrets[c])}
+    if record is None or not renewed:
+        return None
+    return dict(record, digests=dict(known, **renewed))
 
 
 def started(
@@ -90,13 +114,12 @@ def started(
     """The record once `name` was started: the operation, with the digests of the secrets it applies, and whether
     its success ends the record (a delete or a destroy: a later run, after `wait: false`, then removes it)."""
     result = dict(record or {})
-    seed = salt(result) or new_salt()
-    result["salt"] = seed
+    result["salt"] = salt(result) or new_salt()
     operation: Dict[str, Any] = {
         "uid": op_uid,
         "name": name,
         "done": False,
-        "digests": {code: digest(seed, code, value) for code, value in secrets.items()},
+        "digests": {code: digest_of(result, code, value) for code, value in secrets.items()},
     }
     if revision is not None:
         operation["git_revision"] = revision

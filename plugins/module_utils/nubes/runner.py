@@ -16,6 +16,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options i
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError, NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import Poller
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.sealed import RESULT_KEY
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateBackend
 
 
@@ -89,7 +90,10 @@ class Runner:
         finally:
             self.warnings = list(ctx.warnings)
             ctx.client.close()
-        return ctx.redactor.value(result)
+        result = ctx.redactor.value(result)
+        if ctx.sealer is not None and ctx.sealer.used:  # issue 24: how the action plugin opens the sealed outputs
+            result[RESULT_KEY] = ctx.sealer.public  # after redaction: a short secret could match inside the hex
+        return result
 
 
 def validate_params(

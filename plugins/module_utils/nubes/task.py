@@ -53,6 +53,7 @@ class Task:
         self.reusable: Optional[Dict[str, Any]] = None  # this record's operation that was never started
         self.in_flight = ""  # P27: the name of this record's operation that still runs and is not waited for
         self.decision: Optional[Decision] = None  # what run_task decided (set before plan and execute)
+        self.secrets: Dict[str, str] = {}  # secret codes -> the task's values (never stored, never shown)
 
     def secrets_to_send(
         self, record: Optional[Record], secrets: Mapping[str, str], options: Mapping[str, str]
@@ -125,6 +126,15 @@ class Task:
         raise NotImplementedError
 
     # -- shared steps ----------------------------------------------------------------------------
+
+    def migrate_digests(self) -> None:
+        """Issue 24: a digest in an older format that matches the task's secret is written anew in the current
+        format, also when nothing else changed (a write of the state only: the task still reports no change)."""
+        if self.ctx.check_mode or self.record is None:
+            return
+        renewed = records.migrated(self.record, self.secrets)
+        if renewed is not None:
+            self.store(renewed)
 
     def settle(self, instance: Optional[Instance]) -> bool:
         """P27: the operation this record itself started (an interrupted or `wait: false` run of this task). With
@@ -229,4 +239,5 @@ def run_task(task: Task) -> Dict[str, Any]:
                     ) from None
                 continue
             break
+        task.migrate_digests()
     return task.result(decision)

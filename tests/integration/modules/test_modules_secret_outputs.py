@@ -83,3 +83,30 @@ def test_return_secrets_without_no_log_is_refused_before_any_call(
     assert refused.get("failed") and "no_log: true" in refused["msg"], refused
     log = emu.requests(since=seq)
     assert write_calls(log) == [] and api_gets(log) == []
+
+
+def test_return_secrets_in_an_async_task_is_refused_before_any_call(
+    emu: EmulatorServer, playbook: PlaybookRunner
+) -> None:
+    """Issue 24: an async task would write the secret outputs in clear to the async job file on the managed host,
+    out of reach of the sealing action plugin: the task is refused, naming async and the way on, before any API
+    call. Without return_secrets the same async task still runs."""
+    name = f"async-{uuid.uuid4().hex[:8]}"
+    info: dict[str, Any] = {"resource_name": name}
+    seq = emu.last_seq
+    refused = playbook.run(
+        [
+            {
+                "name": "s3 keys in async",
+                "nubes.cloud.s3_info": {**info, "return_secrets": True},
+                "no_log": True,
+                "async": 60,
+                "poll": 1,
+            }
+        ]
+    )[0]
+    assert refused.get("failed") and "async" in refused["msg"] and "wait: false" in refused["msg"], refused
+    assert emu.requests(since=seq) == []
+    allowed = playbook.run([{"name": "s3 in async", "nubes.cloud.s3_info": info, "async": 60, "poll": 1}])[0]
+    assert not allowed.get("failed") and allowed["exists"] is False, allowed
+    assert len(api_gets(emu.requests(since=seq))) >= 1

@@ -2,18 +2,28 @@
 place a secret could land is scanned for the API token, the passwords and the secret outputs.
 
 Places scanned: ansible-playbook stdout and stderr, the registered results, the state file (and its lock
-directory names), the emulator's request log and the generated docs (docs/modules, docs/man)."""
+directory names), the emulator's request log and the generated docs (docs/modules, docs/man).
+
+Issue 24: the generated secrets of every module with `return_secrets` under ANSIBLE_DEBUG (they travel sealed), and
+an old one-round SHA-256 digest in a state file migrated to PBKDF2 by an unchanged task."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.emulator import EmulatorServer
+from tests.integration.modules.playbook import write_calls
+from tests.integration.modules.smoke_plan import load_specs, plan
 from tests.reliability.cloud.fleet import REPO, Fleet
 
 REALM = "k8s-3.ext.nubes.ru"
@@ -111,3 +121,144 @@ def test_no_secret_anywhere_at_vvvv(emu: EmulatorServer, fleet: Fleet, prefix: s
     assert len(run.stdout) > 10_000  # -vvvv really was verbose
     leaks = [(what, where) for what, value in secrets.items() for where, text in places.items() if value in text]
     assert not leaks, f"secrets leaked: {leaks}"
+
+
+# -- issue 24: generated secrets under ANSIBLE_DEBUG, digests with a slow KDF ---------------------------------------
+
+SECRET_OUTPUT_MODULES = (
+    "s3",
+    "postgres",
+    "mariadb",
+    "redis",
+    "mongodb",
+    "rabbitmq",
+)  # every module with return_secrets
+SEALED = "nubes-sealed:v1:"
+CORE_RAW_STDOUT_DEBUG = "_low_level_execute_command() done: rc=0, stdout="
+
+
+def secret_output_codes() -> dict[int, list[str]]:
+    """Service id -> the codes of its secret outputs, from the specs."""
+    return {
+        spec["service_id"]: [out["code"] for out in spec["outputs"] if out["secret"]]
+        for spec in load_specs().values()
+        if any(out["secret"] for out in spec["outputs"])
+    }
+
+
+def admin_instances(emu: EmulatorServer) -> list[dict[str, Any]]:
+    """Every instance as the emulator holds it, read from its admin API (GET /_emulator/instances)."""
+    answer = httpx.get(f"{emu.admin_url}/instances", timeout=30)
+    answer.raise_for_status()
+    return list(answer.json()["results"])
+
+
+def secret_output_tasks(prefix: str) -> list[dict[str, Any]]:
+    """Create each module with secret outputs (return_secrets, no_log), then read each with its _info module."""
+    tasks: list[dict[str, Any]] = [
+        {
+            "name": "s3 for the databases",
+            "nubes.cloud.s3": {
+                "resource_name": prefix + "-s3",
+                "display_name": prefix + "-s3",
+                "resource_realm": REALM,
+            },
+        }
+    ]
+    for module in SECRET_OUTPUT_MODULES:
+        args = dict(plan(module, prefix[-8:]).tasks[-2][f"nubes.cloud.{module}"], resource_name=f"{prefix}-{module}")
+        if "s3_uid" in args:
+            args["s3_uid"] = prefix + "-s3"
+        if "display_name" in args:
+            args["display_name"] = f"{prefix}-{module}"
+        tasks.append({"name": module, f"nubes.cloud.{module}": {**args, "return_secrets": True}, "no_log": True})
+    for module in SECRET_OUTPUT_MODULES:
+        info: dict[str, Any] = {"resource_name": f"{prefix}-{module}", "return_secrets": True}
+        tasks.append({"name": f"{module} info", f"nubes.cloud.{module}_info": info, "no_log": True})
+    return tasks
+
+
+def test_generated_secrets_never_in_the_debug_output(emu: EmulatorServer, fleet: Fleet, prefix: str) -> None:
+    """Issue 24: under ANSIBLE_DEBUG=1 at -vvvv, every module that returns generated secrets (the six services'
+    instance and _info modules, return_secrets in a no_log task) leaves none of the values the emulator holds in
+    the whole output: ansible-core's raw-stdout debug line shows them sealed. The registered results still hold
+    every value in clear."""
+    fleet.size = 1
+    fleet.extra_env["ANSIBLE_DEBUG"] = "1"
+    run = fleet.run(secret_output_tasks(prefix), options=("-vvvv",))
+    results = run.results["r0"]
+    failed = [(index, r.get("msg")) for index, r in enumerate(results) if r.get("failed")]
+    assert not failed, failed
+
+    codes = secret_output_codes()
+    held: dict[str, dict[str, str]] = {}  # module -> code -> the value the emulator generated
+    for inst in admin_instances(emu):
+        name = str(inst.get("displayName", ""))
+        module = name[len(prefix) + 1 :] if name.startswith(prefix + "-") else ""
+        if module in SECRET_OUTPUT_MODULES:
+            out = (inst.get("state") or {}).get("out") or {}
+            held[module] = {code: str(out[code]) for code in codes[int(inst["serviceId"])]}
+    assert sorted(held) == sorted(SECRET_OUTPUT_MODULES), held
+    values = [value for per_module in held.values() for value in per_module.values()]
+    assert len(values) == 7 and all(len(value) >= 8 for value in values), values
+
+    for index, module in enumerate(SECRET_OUTPUT_MODULES):
+        created, read = results[1 + index], results[1 + len(SECRET_OUTPUT_MODULES) + index]
+        for code, value in held[module].items():
+            assert created["outputs"][code] == value and read["outputs"][code] == value, (module, code)
+
+    output = run.stdout + "\n" + run.stderr
+    assert output.count(CORE_RAW_STDOUT_DEBUG) >= len(results)  # ANSIBLE_DEBUG printed every module's raw stdout
+    leaks = [(module, code) for module, found in held.items() for code, value in found.items() if value in output]
+    assert not leaks, f"generated secrets in the ANSIBLE_DEBUG output: {leaks}"
+    assert SEALED in output  # they travelled sealed (not left out)
+
+
+def test_old_sha256_digest_is_migrated_by_an_unchanged_task(emu: EmulatorServer, fleet: Fleet, prefix: str) -> None:
+    """Issue 24: a state file of an earlier version holds a one-round SHA-256 digest of a user's password. The same
+    task (update_password: always, so a digest that failed to compare would send the password again) makes no
+    write to the cloud, reports no change, and leaves the record's digest in the current format
+    (`$pbkdf2-sha256$i=300000$<salt>$<hash>`, checked here with hashlib), the password nowhere in the state."""
+    fleet.size = 1
+    password = "Pw-old-" + prefix[-8:]
+    s3 = {"resource_name": prefix + "-s3", "display_name": prefix + "-s3", "resource_realm": REALM}
+    pg = {"resource_name": prefix + "-pg", "s3_uid": prefix + "-s3", "resource_realm": REALM}
+    user = {
+        "parent_resource_name": prefix + "-pg",
+        "username": "app",
+        "password": password,
+        "update_password": "always",
+    }
+    first = fleet.run(
+        [
+            {"name": "s3", "nubes.cloud.s3": s3},
+            {"name": "pg", "nubes.cloud.postgres": pg},
+            {"name": "user", "nubes.cloud.postgres_user": user},
+        ]
+    )
+    assert not [r.get("msg") for r in first.results["r0"] if r.get("failed")]
+    pg_uid = first.results["r0"][1]["instance_uid"]
+
+    store = StateStore(FileBackend(str(fleet.state_path)), "default")
+    record = store.get_sub("postgres", pg_uid, "user", "app")
+    assert record is not None and record["digests"], record
+    old = hashlib.sha256(f"{record['salt']}\x00password\x00{password}".encode()).hexdigest()[:32]
+    store.put_sub("postgres", pg_uid, "user", "app", dict(record, digests={"password": old}))
+
+    since = emu.last_seq
+    again = fleet.run([{"name": "user again", "nubes.cloud.postgres_user": user}]).results["r0"][0]
+    assert not again.get("failed") and not again["changed"] and again["operations"] == [], again
+    assert write_calls(emu.requests(since)) == []
+
+    migrated = store.get_sub("postgres", pg_uid, "user", "app")
+    assert migrated is not None
+    stored = migrated["digests"]["password"]
+    found = re.match(r"^\$pbkdf2-sha256\$i=300000\$([A-Za-z0-9+/]{22})\$([A-Za-z0-9+/]{43})$", stored)
+    assert found, stored
+
+    def unb64(text: str) -> bytes:
+        return base64.b64decode(text + "=" * (-len(text) % 4))
+
+    expected = hashlib.pbkdf2_hmac("sha256", f"password\x00{password}".encode(), unb64(found.group(1)), 300_000, 32)
+    assert unb64(found.group(2)) == expected
+    assert password not in fleet.state_path.read_text(encoding="utf-8")
