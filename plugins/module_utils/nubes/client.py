@@ -269,12 +269,11 @@ class ApiClient:
                 raw = self._http.send(request)
             except httpx.TransportError as exc:
                 not_sent = isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
-                # issue 24: a request that got no answer costs the task's budget the time it took, and is retried only
-                # while the budget still holds that much again (a dead end is bounded by the budget, a refusal is not)
-                took = self.clock() - began
-                self.budget.spend(took)
+                # issue 24 (beyond P34): a request that got no answer costs the task's budget the time it took, and is
+                # retried only while the budget is not used up (a dead end is bounded by it; a refusal costs nothing)
+                self.budget.spend(self.clock() - began)
                 pause = None
-                if self.budget.covers(took):
+                if not self.budget.used_up:
                     pause = self._retry_pause(method, attempt, None, sent and not not_sent)
                 if pause is not None:
                     self.sleep(pause)

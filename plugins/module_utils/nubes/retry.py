@@ -16,11 +16,11 @@ The client (client.py) is the only layer that retries; these are its rules.
   are safe to repeat, so a flapping gateway or a short API restart does not fail a long task, while the total
   extra wait stays bounded.
 - Issue 24: the same budget pays for the time spent in requests that got no answer (a timeout, a reset, a refused
-  connection), measured; such a request is retried only while the budget still holds as much time as it took. So an
-  endpoint that never answers fails after about max(request_timeout, budget) seconds of requests plus the seed's
-  waits (by default 60 + 2 + 60 s: 2 attempts; with request_timeout 10: 4 attempts in 54 s), while a refused
-  connection, which costs no time, keeps its 4 attempts. The Kubernetes state backend retries from the same budget
-  (state_objects.py).
+  connection), measured; such a request is retried only while the budget is not used up. An endpoint that never
+  answers thus gets min(4, ceil(budget / request_timeout)) attempts (by default 2: 60 + 2 + 60 s; with
+  request_timeout 10: 4 attempts in 54 s), so a dead end takes less than budget + request_timeout + the seed's 14 s;
+  a refused connection, which costs no time, keeps its 4 attempts. The Kubernetes state backend retries from the
+  same budget (state_objects.py).
 - The backoff scale is configurable for tests with the env var `NUBES_BACKOFF_SCALE` (e.g. 0.01). The budget is
   charged the unscaled delays, so a scaled run makes the same number of rounds, only faster; it is configurable
   with the env var `NUBES_RETRY_BUDGET` (seconds; 0 means exactly the seed's retries).
@@ -101,9 +101,10 @@ class RetryBudget:
         """Charge time already spent on a transient fault (a request that got no answer), measured."""
         self.spent += max(0.0, seconds)
 
-    def covers(self, seconds: float) -> bool:
-        """Whether `seconds` more still fit, without reserving them."""
-        return seconds <= self.remaining
+    @property
+    def used_up(self) -> bool:
+        """Nothing left: no retry of a request that got no answer starts any more."""
+        return self.remaining <= 0.0
 
 
 def attempts_text(attempts: int, elapsed: float) -> str:

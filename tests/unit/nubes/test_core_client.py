@@ -273,7 +273,7 @@ class Blackhole:
 
 def test_blackholed_endpoint_is_retried_inside_the_budget_with_the_true_time() -> None:
     """Issue 24 (P34): each request that gets no answer costs the task's budget the time it took, and is retried only
-    while the budget holds that much again: at the defaults (request_timeout 60 s, budget 120 s) a blackholed endpoint
+    while the budget is not used up: at the defaults (request_timeout 60 s, budget 120 s) a blackholed endpoint
     fails after 2 attempts and 122 s (before: 4 attempts, 254 s, "over 14 s"); the message states the real time."""
     dead = Blackhole(60.0)
     client = dead.client(120.0)
@@ -281,7 +281,17 @@ def test_blackholed_endpoint_is_retried_inside_the_budget_with_the_true_time() -
         client.send("GET", "/instances/u")
     assert dead.attempts == 2 and dead.sleeps == [2.0]
     assert "after 2 attempts over 122 s" in info.value.msg
-    assert client.budget.remaining == 0.0
+    assert client.budget.used_up
+
+
+def test_attempts_at_a_blackholed_endpoint_are_ceil_of_budget_over_timeout() -> None:
+    """Issue 24: the documented count, min(4, ceil(budget / request_timeout)) attempts, for timeouts that divide the
+    budget and ones that do not, with real clocks' overshoot (each timeout fires a little late)."""
+    for timeout, attempts in ((60.005, 2), (50.0, 3), (40.001, 3), (30.0, 4), (20.0, 4)):
+        dead = Blackhole(timeout)
+        with pytest.raises(ApiError):
+            dead.client(120.0).send("GET", "/instances/u")
+        assert dead.attempts == attempts, timeout
 
 
 def test_a_short_timeout_keeps_the_seed_s_attempts_and_counts_their_time() -> None:
