@@ -39,6 +39,9 @@ options:
   request_timeout:
     description:
       - Timeout of one HTTP request, in seconds.
+      - A request that gets no answer costs the task's retry budget (E(NUBES_RETRY_BUDGET), 120 s) the time it
+        took, and is retried only while the budget is not used up, so an endpoint that never answers gets
+        min(4, ceil(budget / O(request_timeout))) attempts (by default 2, in about 122 s). See C(docs/reliability.md).
     type: float
     default: 60.0
   wait:

@@ -22,6 +22,7 @@ import pytest
 
 from tests.cluster.launcher.identities import CERT_USERS, TOKEN_ENTRIES
 from tests.cluster.launcher.layout import StateDir
+from tests.cluster.second_apiserver import SecondApiserver
 
 UP_SCRIPT = Path(__file__).resolve().parent / "up"
 EXTERNAL_ENV = "NUBES_TEST_EXTERNAL_CLUSTER"
@@ -153,3 +154,16 @@ def kube_namespace(kubectl: Kubectl) -> Iterator[str]:
     kubectl("create", "namespace", name)
     yield name
     kubectl("delete", "namespace", name, "--wait=false", "--ignore-not-found", check=False)
+
+
+@pytest.fixture
+def second_apiserver(tmp_path: Path, local_cluster: LocalCluster) -> Iterator[SecondApiserver]:
+    """A second kube-apiserver on the local cluster's etcd, started for this test: kill() and start() it to restart
+    "the" apiserver a module talks to (through `second_apiserver.kubeconfig`, admin) while the shared apiserver keeps
+    serving every other test. Killed after the test."""
+    server = SecondApiserver(tmp_path, str(local_cluster.kubeconfig))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()

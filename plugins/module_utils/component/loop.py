@@ -28,30 +28,11 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.status impor
     STATE_READY,
     ComponentStatus,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.backoff import Backoff
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import KubeError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem, inventory_to_list
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler
-
-
-class Backoff:
-    """Max of: exponential 50 ms -> 1 s; 0 for 20 tries then 2 s; 0 for 50 tries then 10 s (reference 6.3)."""
-
-    def __init__(self) -> None:
-        self.tries = 0
-
-    def reset(self) -> None:
-        """Back to fast retries (the inventory changed, or a new activity started)."""
-        self.tries = 0
-
-    def next_delay(self) -> float:
-        """Seconds to wait before the next step."""
-        tries = self.tries
-        self.tries += 1
-        exponential = min(0.05 * (2**tries), 1.0)
-        slow = 2.0 if tries >= 20 else 0.0
-        slower = 10.0 if tries >= 50 else 0.0
-        return max(exponential, slow, slower)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import (
     OUTCOME_UNKNOWN_WRITE_STATUSES,
     READ_METHODS,
     RetryPolicy,
+    attempts_text,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.sealed import PREFIX as SEALED_PREFIX
 
@@ -105,7 +106,7 @@ class ApiResponse:
         self.headers = headers
         self.text = text
         self.attempts = 1  # requests sent for this answer (the first and the retries)
-        self.waited = 0.0  # seconds slept between them
+        self.elapsed = 0.0  # seconds from the first request's start to this answer (requests and waits, measured)
         self.body: Any = None
         if text.strip():
             try:
@@ -203,6 +204,7 @@ class ApiClient:
         policy: Optional[RetryPolicy] = None,
         transport: Any = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not HAS_HTTPX:
             raise NubesError("the Python library httpx is required on the target host: pip install 'httpx>=0.28'")
@@ -212,6 +214,7 @@ class ApiClient:
         self.policy = policy or RetryPolicy()
         self.budget = self.policy.new_budget()  # one per task: the client lives as long as the task
         self.sleep = sleep
+        self.clock = clock
         verify: Any = config.validate_certs
         if not config.endpoint.lower().startswith("https://"):
             verify = False  # plain HTTP: no TLS to verify, so skip loading a CA bundle (~60 ms per module run)
@@ -262,9 +265,10 @@ class ApiClient:
             headers["Content-Type"] = "application/json"
             content = json.dumps(body)
         attempt = 0
-        waited = 0.0
+        started = self.clock()
         while True:
             sent = False
+            began = self.clock()
             try:
                 self.request_count += 1
                 request = self._http.build_request(method, url, params=params, headers=headers, content=content)
@@ -272,24 +276,27 @@ class ApiClient:
                 raw = self._http.send(request)
             except httpx.TransportError as exc:
                 not_sent = isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
-                pause = self._retry_pause(method, attempt, None, sent and not not_sent)
+                # issue 24 (beyond P34): a request that got no answer costs the task's budget the time it took, and is
+                # retried only while the budget is not used up (a dead end is bounded by it; a refusal costs nothing)
+                self.budget.spend(self.clock() - began)
+                pause = None
+                if not self.budget.used_up:
+                    pause = self._retry_pause(method, attempt, None, sent and not not_sent)
                 if pause is not None:
                     self.sleep(pause)
-                    waited += pause
                     attempt += 1
                     continue
                 if method not in READ_METHODS and not not_sent:
                     self.wrote = True  # outcome unknown: it may have been processed
-                raise self._no_answer(method, path, exc, not_sent, attempt + 1, waited) from None
+                raise self._no_answer(method, path, exc, not_sent, attempt + 1, self.clock() - started) from None
             if method not in READ_METHODS and (raw.status_code < 400 or raw.status_code >= 500):
                 self.wrote = True
             response = ApiResponse(raw.status_code, raw.headers, raw.text)
             response.attempts = attempt + 1
-            response.waited = waited
+            response.elapsed = self.clock() - started
             pause = self._retry_pause(method, attempt, response.status, False, response.header("Retry-After"))
             if pause is not None:
                 self.sleep(pause)
-                waited += pause
                 attempt += 1
                 continue
             self._check_deck_api(method, path, response)
@@ -314,14 +321,14 @@ class ApiClient:
         return cost * policy.scale if self.budget.take(cost) else None
 
     def _no_answer(
-        self, method: str, path: str, exc: Exception, not_sent: bool, attempts: int, waited: float
+        self, method: str, path: str, exc: Exception, not_sent: bool, attempts: int, elapsed: float
     ) -> ApiError:
         reason = self.redactor(f"{type(exc).__name__}: {exc}")
         what = self.describe(method, path)
         if method in READ_METHODS or not_sent:
             return ApiError(
                 f"cannot reach the Nubes API at {self.endpoint_text} for {what} ({reason}) "
-                f"{attempts_text(attempts, waited)}; check api_endpoint (NUBES_API_ENDPOINT: scheme, host, port), "
+                f"{attempts_text(attempts, elapsed)}; check api_endpoint (NUBES_API_ENDPOINT: scheme, host, port), "
                 "the network or proxy, and the TLS settings (validate_certs, ca_path), then re-run"
             )
         return OutcomeUnknownError(f"the outcome of {what} is unknown ({reason})")
@@ -381,7 +388,7 @@ class ApiClient:
         api_text = response.cfml_error() or "(empty body)"
         msg = f"{what} failed: {self.describe(method, path)} answered HTTP {status}: {api_text}"
         if response.attempts > 1:
-            msg += f" ({attempts_text(response.attempts, response.waited)})"
+            msg += f" ({attempts_text(response.attempts, response.elapsed)})"
         if hint:
             msg += ". " + hint
         error_cls = ApiError
@@ -403,13 +410,6 @@ class ApiClient:
                 "(api_endpoint), and that this host's clock is right (token lifetimes are checked against it)"
             )
         return hint_for_status(status)
-
-
-def attempts_text(attempts: int, waited: float) -> str:
-    """`after 4 attempts over 14 s` (truthful: the requests sent and the seconds slept between them)."""
-    if attempts == 1:
-        return "after 1 attempt"
-    return f"after {attempts} attempts over {waited:.0f} s"
 
 
 def _without_userinfo(url: str) -> str:

@@ -19,6 +19,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend imp
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text, is_uuid, lookup_dotted
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationExecutor, Poller
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import Reference
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryBudget
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.sealed import Sealer
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec, load_service
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
@@ -135,7 +136,7 @@ class TaskContext:
         self.api = DeckApi(self.client)
         self.executor = OperationExecutor(self.api, poller)
         self.operation_ids = OperationIds(self.api, self.spec)
-        self.store = StateStore(backend or open_state_backend(params), self.options.workspace)
+        self.store = StateStore(backend or open_state_backend(params, self.client.budget), self.options.workspace)
         self._names: Dict[Tuple[int, str], str] = {}
         self._checked_uids: Set[Tuple[int, str]] = set()
         self.pending_references: List[str] = []  # check mode: references an earlier task would create
@@ -299,11 +300,12 @@ def check_duration_options(params: Mapping[str, Any]) -> None:
             raise InputError(f"{option} must be a number of seconds from 0 to {MAX_DURATION}, got {value!r}")
 
 
-def open_state_backend(params: Mapping[str, Any]) -> StateBackend:
-    """The backend selected by state_backend (P42): the local file, or Secrets + Leases in Kubernetes."""
+def open_state_backend(params: Mapping[str, Any], budget: Optional[RetryBudget] = None) -> StateBackend:
+    """The backend selected by state_backend (P42): the local file, or Secrets + Leases in Kubernetes, whose retries
+    come out of `budget`, the task's one retry budget (issue 24)."""
     if (params.get("state_backend") or "file") == "kubernetes":
         from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 
-        return KubernetesBackend.from_params(params)
+        return KubernetesBackend.from_params(params, budget)
     timeout = params.get("state_lock_timeout")
     return FileBackend(params.get("state_path") or default_state_path(), float(timeout) if timeout else None)

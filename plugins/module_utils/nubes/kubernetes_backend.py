@@ -17,7 +17,9 @@ For AWX (every job runs in a fresh pod, a local state file is lost) and for para
   its data entry, before any API call of the task.
 - Every call goes through the collection's Kubernetes access layer (``module_utils/kube``): the connection
   precedence of ``kube.connection``, 429/Retry-After handled as client-go does, and ``kube.records.RecordStore``
-  for reads and preconditioned writes.
+  for reads and preconditioned writes, wrapped by :class:`~.state_objects.StateObjects` (issue 24): calls retried
+  inside the task's retry budget, a write whose outcome is unknown read back before it is sent again, a 403 that
+  names the verb and resource to grant.
 """
 
 from __future__ import annotations
@@ -29,23 +31,14 @@ import re
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import (
-    ConnectionOptions,
-    connect,
-    pod_namespace,
-)
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import LEASES, SECRETS
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import (
-    ApiError,
-    Conflict,
-    KubeConfigError,
-    KubeError,
-    NotFound,
-)
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.records import RecordStore, b64_text, text_b64
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import pod_namespace
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Conflict, NotFound
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.records import b64_text, text_b64
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_kubernetes import LeaseLock
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryBudget
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_format import check_entry
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_objects import StateObjects
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import Key, StateBackend
 
 SECRET_PREFIX = "nubes-state-"
@@ -58,81 +51,6 @@ MAX_SHARD_BYTES = 900 * 1024
 MAX_ATTEMPTS = 50
 DEFAULT_LEASE_DURATION = 60
 DEFAULT_LOCK_TIMEOUT = 1800.0
-REQUEST_TIMEOUT = 30.0
-RBAC_HINT = (
-    "the identity needs secrets get/list/create/update/patch and leases get/create/update/delete in the namespace "
-    "(see docs/state.md and docs/awx/rbac-state-backend.yml)"
-)
-
-
-class StateObjects:
-    """Secrets and Leases of one namespace as dicts; Conflict (409) and NotFound (404) pass through, any other
-    failure becomes a NubesError that says what to check (RBAC, kubeconfig, namespace)."""
-
-    def __init__(self, api: Any, namespace: str) -> None:
-        self.api = api
-        self.namespace = namespace
-        self.secrets = RecordStore(api, SECRETS, namespace)
-        self.leases = RecordStore(api, LEASES, namespace)
-
-    @classmethod
-    def connect(cls, kubeconfig: Optional[str], context: Optional[str], namespace: str) -> StateObjects:
-        """Connect with the state backend's kubeconfig and context (kube.connection's precedence)."""
-        options = ConnectionOptions(kubeconfig=kubeconfig, context=context, request_timeout=REQUEST_TIMEOUT)
-        try:
-            return cls(connect(options, pool_size=4), namespace)
-        except KubeConfigError as exc:
-            raise NubesError(
-                f"cannot load the Kubernetes configuration of the state backend ({exc}); set state_kubeconfig "
-                "(NUBES_STATE_KUBECONFIG) and state_context (NUBES_STATE_CONTEXT), or run inside a pod with a "
-                "service account"
-            ) from None
-
-    def _call(self, what: str, call: Callable[[], Any]) -> Any:
-        try:
-            return call()
-        except (Conflict, NotFound):
-            raise
-        except ApiError as exc:
-            hint = RBAC_HINT if exc.status in (401, 403) else "check the namespace and the cluster's health"
-            raise NubesError(
-                f"Kubernetes state backend: {what} in namespace {self.namespace} failed: HTTP {exc.status} "
-                f"{exc.message}; {hint}"
-            ) from None
-        except KubeError as exc:
-            raise NubesError(
-                f"Kubernetes state backend: {what} in namespace {self.namespace} failed: {exc}; check "
-                "state_kubeconfig/state_context"
-            ) from None
-
-    def list_secrets(self, label_selector: str) -> List[Dict[str, Any]]:
-        return list(self._call("list secrets", lambda: self.secrets.list(label_selector)))
-
-    def create_secret(self, body: Dict[str, Any]) -> Dict[str, Any]:
-        return dict(self._call("create secret", lambda: self.secrets.write(body)))
-
-    def replace_secret(self, name: str, body: Dict[str, Any]) -> Dict[str, Any]:
-        """Replace; ``body.metadata.resourceVersion`` makes it conditional (Conflict when the Secret changed)."""
-        return dict(self._call("update secret " + name, lambda: self.secrets.write(body)))
-
-    def get_lease(self, name: str) -> Dict[str, Any]:
-        found = self._call("get lease " + name, lambda: self.leases.get(name))
-        if found is None:
-            raise NotFound("GET", f"leases/{name}", 404)
-        return dict(found)
-
-    def create_lease(self, body: Dict[str, Any]) -> Dict[str, Any]:
-        return dict(self._call("create lease", lambda: self.leases.write(body)))
-
-    def replace_lease(self, name: str, body: Dict[str, Any]) -> Dict[str, Any]:
-        return dict(self._call("update lease " + name, lambda: self.leases.write(body)))
-
-    def delete_lease(self, name: str, resource_version: str) -> None:
-        if not self._call("delete lease " + name, lambda: self.leases.delete(name, resource_version)):
-            raise NotFound("DELETE", f"leases/{name}", 404)
-
-    def close(self) -> None:
-        """Nothing to release: the pool closes with the process."""
 
 
 def workspace_id(workspace: str) -> str:
@@ -200,12 +118,14 @@ class KubernetesBackend(StateBackend):
         self.conflicts = 0  # 409 answers to our writes that were re-read and retried
 
     @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> KubernetesBackend:
+    def from_params(cls, params: Mapping[str, Any], budget: Optional[RetryBudget] = None) -> KubernetesBackend:
         """From the module options state_namespace, state_kubeconfig, state_context, state_lease_duration and
-        state_lock_timeout (each with its NUBES_STATE_* environment fallback, applied by AnsibleModule)."""
+        state_lock_timeout (each with its NUBES_STATE_* environment fallback, applied by AnsibleModule); `budget`: the
+        task's retry budget (the API client's), which the backend's retries come out of too (issue 24)."""
         namespace = params.get("state_namespace") or pod_namespace() or "default"
+        kubeconfig, context = params.get("state_kubeconfig"), params.get("state_context")
         return cls(
-            StateObjects.connect(params.get("state_kubeconfig"), params.get("state_context"), str(namespace)),
+            StateObjects.connect(kubeconfig, context, str(namespace), budget),
             lease_duration=int(params.get("state_lease_duration") or DEFAULT_LEASE_DURATION),
             lock_timeout=float(params.get("state_lock_timeout") or DEFAULT_LOCK_TIMEOUT),
         )
@@ -292,12 +212,13 @@ class KubernetesBackend(StateBackend):
         self._write(workspace, change)
 
     def delete(self, table: str, key: Key) -> bool:
+        """Remove the record; True when it was there (also when an earlier attempt's removal, whose answer was lost,
+        is found done on the next read)."""
         name = entry_name(table, key)
         removed = False
 
         def change(shards: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
             nonlocal removed
-            removed = False
             for shard in shards:
                 data = shard.get("data") or {}
                 if name in data:

@@ -10,7 +10,11 @@
 - While held, a daemon thread renews it every third of the lease duration; a holder that crashes (SIGKILL)
   stops renewing and the Lease expires.
 - Waiting is bounded: after ``timeout`` seconds :class:`LockTimeoutError` names the holder.
-- Release deletes the Lease (precondition: our last resourceVersion).
+- Release deletes the Lease (precondition: our last resourceVersion). When the task failed and the release fails
+  too, the task's error stays first and the release failure follows it (issue 24).
+- Every call is retried inside the task's retry budget by :class:`~.state_objects.StateObjects`; a create or a
+  takeover whose answer was lost is recognised on the next read by our holder identity. The renewal thread does not
+  retry: its next interval is the retry.
 """
 
 from __future__ import annotations
@@ -84,8 +88,18 @@ class LeaseLock:
         self.acquire()
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
-        self.release()
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException], traceback: Any) -> None:
+        try:
+            self.release()
+        except NubesError as failed:
+            if exc is None:
+                raise
+            # issue 24: a failed release never hides the task's own error: that one stays first, this one follows
+            if isinstance(exc, NubesError):
+                exc.msg = (
+                    f"{exc.msg.rstrip('. ')}. Afterwards, releasing the state lock failed too (it expires "
+                    f"{self.duration} s after its last renewal, state_lease_duration): {failed.msg}"
+                )
 
     def _body(self, previous: Optional[Dict[str, Any]]) -> Dict[str, Any]:
         now = format_micro_time()
@@ -137,6 +151,9 @@ class LeaseLock:
                 self._held(created)
                 return
             holder = str((lease.get("spec") or {}).get("holderIdentity") or "")
+            if holder == self.holder:
+                self._held(lease)  # issue 24: our own create or takeover, whose answer was lost, read back
+                return
             if self.expired(lease):
                 try:
                     taken = self.objects.replace_lease(self.name, self._body(lease))
@@ -173,7 +190,7 @@ class LeaseLock:
             if self.lost:
                 return False
             try:
-                lease = self.objects.get_lease(self.name)
+                lease = self.objects.get_lease(self.name, retry=False)  # the next interval is the retry
             except NotFound:
                 self.lost = "the Lease was deleted"
                 return False
@@ -185,7 +202,7 @@ class LeaseLock:
                 return False
             spec["renewTime"] = format_micro_time()
             try:
-                renewed = self.objects.replace_lease(self.name, lease)
+                renewed = self.objects.replace_lease(self.name, lease, retry=False)
             except (Conflict, NotFound, NubesError):
                 return True  # re-checked at the next interval
             self.resource_version = str(renewed["metadata"]["resourceVersion"])

@@ -15,6 +15,12 @@ The client (client.py) is the only layer that retries; these are its rules.
   re-sent; all of these waits come out of ONE budget per task (:class:`RetryBudget`, 120 s by default). Reads
   are safe to repeat, so a flapping gateway or a short API restart does not fail a long task, while the total
   extra wait stays bounded.
+- Issue 24: the same budget pays for the time spent in requests that got no answer (a timeout, a reset, a refused
+  connection), measured; such a request is retried only while the budget is not used up. An endpoint that never
+  answers thus gets min(4, ceil(budget / request_timeout)) attempts (by default 2: 60 + 2 + 60 s; with
+  request_timeout 10: 4 attempts in 54 s), so a dead end takes less than budget + request_timeout + the seed's 14 s;
+  a refused connection, which costs no time, keeps its 4 attempts. The Kubernetes state backend retries from the
+  same budget (state_objects.py).
 - The backoff scale is configurable for tests with the env var `NUBES_BACKOFF_SCALE` (e.g. 0.01). The budget is
   charged the unscaled delays, so a scaled run makes the same number of rounds, only faster; it is configurable
   with the env var `NUBES_RETRY_BUDGET` (seconds; 0 means exactly the seed's retries).
@@ -93,6 +99,23 @@ class RetryBudget:
             return False
         self.spent += seconds
         return True
+
+    def spend(self, seconds: float) -> None:
+        """Charge time already spent on a transient fault (a request that got no answer), measured."""
+        self.spent += max(0.0, seconds)
+
+    @property
+    def used_up(self) -> bool:
+        """Nothing left: no retry of a request that got no answer starts any more."""
+        return self.remaining <= 0.0
+
+
+def attempts_text(attempts: int, elapsed: float) -> str:
+    """`after 2 attempts over 122 s`: the requests sent and the real time from the first one's start to the failure
+    (the time spent in the requests included, not only the waits between them; issue 24)."""
+    if attempts == 1:
+        return "after 1 attempt" if elapsed < 1 else f"after 1 attempt of {elapsed:.0f} s"
+    return f"after {attempts} attempts over {elapsed:.0f} s"
 
 
 class RetryPolicy:

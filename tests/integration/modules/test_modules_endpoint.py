@@ -5,6 +5,7 @@ The truth is what reached the server: the emulator's request log, or the request
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import uuid
@@ -80,6 +81,33 @@ class HangUp:
         self.sock.close()
 
 
+class Blackhole:
+    """A TCP listener on 127.0.0.1 that accepts each connection and never answers on it (held open until close()):
+    a blackholed endpoint, where every request runs into request_timeout. It counts the connections."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/api/v1/svc"
+        self.held: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _addr = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
 @pytest.fixture
 def login_page() -> Iterator[LoginPage]:
     server = LoginPage()
@@ -122,6 +150,30 @@ def test_endpoint_that_never_answers_fails_after_four_attempts(tmp_path: Path, m
     assert dead.accepted == 4
     assert f"cannot reach the Nubes API at {dead.url}" in result["msg"]
     assert "after 4 attempts" in result["msg"]
+
+
+def test_blackholed_endpoint_fails_inside_the_budget_and_states_the_true_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24 (P34): requests that get no answer are paid from the task's retry budget with the time they took, and
+    retried only while the budget is not used up: with request_timeout 2 and NUBES_RETRY_BUDGET=5 a blackholed
+    endpoint gets ceil(5 / 2) = 3 attempts (before: 4, like 4 x 60 s = 257 s at the defaults), and the message states
+    the real elapsed time, the requests included (before: "over 0 s", only the scaled waits were counted)."""
+    monkeypatch.setenv("NUBES_BACKOFF_SCALE", "0.01")
+    monkeypatch.setenv("NUBES_RETRY_BUDGET", "5")
+    dead = Blackhole()
+    try:
+        result = PlaybookRunner(tmp_path, dead.url, "token").one(
+            "dummy_info", {"resource_name": name(), "request_timeout": 2}
+        )
+        connections = len(dead.held)
+    finally:
+        dead.close()
+    assert result.get("failed"), result
+    assert connections == 3
+    found = re.search(r"after 3 attempts over (\d+) s", result["msg"])
+    assert found, result["msg"]
+    assert 6 <= int(found.group(1)) <= 7, result["msg"]  # 3 x request_timeout, plus 0.06 s of scaled waiting
 
 
 def test_extra_rounds_stay_inside_the_task_budget(

@@ -1,18 +1,24 @@
 """The Kubernetes state backend against the real kube-apiserver of the local control plane (P42, beyond the seed):
-resourceVersion conflicts retried, not lost; shards past the object size limit; the documented RBAC is enough."""
+resourceVersion conflicts retried, not lost; shards past the object size limit; the documented RBAC is enough;
+writes whose answer is lost read back, never applied twice (issue 24)."""
 
 from __future__ import annotations
 
+import re
+import socket
 import threading
+import time
 from pathlib import Path
-from typing import Any, Dict, List, cast
+from typing import Any, Callable, Dict, List, cast
 
 import pytest
+import urllib3
 import yaml
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_file import LockTimeoutError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryBudget
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import INSTANCES, StateStore
 from tests.integration.state.pods import REPO
 
@@ -127,3 +133,73 @@ def test_lock_wait_times_out_naming_the_holder(kubeconfig: str, kube_namespace: 
         assert held.holder in caught.value.msg and "dummy/web" in caught.value.msg
     with second.instance_lock("dummy", "web"):
         pass
+
+
+class LoseAnswers:
+    """Wraps a kube Connection's `_send`: the first request of each given method reaches the apiserver and is
+    applied, then its answer is lost (the connection drops, as when the apiserver dies right after committing)."""
+
+    def __init__(self, connection: Any, methods: List[str]) -> None:
+        self.real: Callable[..., Any] = connection._send
+        self.pending = list(methods)
+        self.sent: List[str] = []
+        connection._send = self
+
+    def __call__(self, method: str, url: str, data: Any, headers: Any) -> Any:
+        response = self.real(method, url, data, headers)
+        self.sent.append(f"{method} {url.split('?')[0].split('/namespaces/')[1]}")
+        if method in self.pending:
+            self.pending.remove(method)
+            raise urllib3.exceptions.ProtocolError("connection dropped after the request (the answer is lost)")
+        return response
+
+
+def test_writes_whose_answer_is_lost_are_read_back_not_sent_twice(
+    kubeconfig: str, kube_namespace: str, kubectl: Any
+) -> None:
+    """Issue 24 (P42): the apiserver applies the Lease create, the record's Secret replace and the Lease delete, and
+    each answer is lost. The backend reads each object back and compares its resourceVersion instead of sending the
+    write again: one POST, one PUT and one DELETE reach the apiserver; the lock was held and released, the record is
+    stored (before: the first lost answer failed the task with "cannot reach the Kubernetes API")."""
+    backend = backend_for(kubeconfig, kube_namespace)
+    store = StateStore(backend, "lost")
+    store.put_instance("dummy", "web", {"instance_uid": "U1", "status": "creating"})
+    lose = LoseAnswers(backend.objects.api.connection, ["POST", "PUT", "DELETE"])
+    with store.instance_lock("dummy", "web"):
+        assert len(kubectl.json("-n", kube_namespace, "get", "leases")["items"]) == 1
+        store.put_instance("dummy", "web", {"instance_uid": "U1", "status": "present"})
+    writes = [call for call in lose.sent if not call.startswith("GET")]
+    assert [call.split(" ")[0] for call in writes] == ["POST", "PUT", "DELETE"], lose.sent
+    assert lose.pending == []
+    assert kubectl.json("-n", kube_namespace, "get", "leases")["items"] == []
+    fresh = StateStore(backend_for(kubeconfig, kube_namespace), "lost")
+    assert fresh.get_instance("dummy", "web")["status"] == "present"  # type: ignore[index]
+
+
+def test_a_dead_apiserver_fails_once_the_task_budget_is_used_up(kubeconfig: str, tmp_path: Path) -> None:
+    """Issue 24 (P42): against an apiserver address where nothing listens, the backend retries with the component
+    engine's backoff until the task's retry budget (here 3 s) no longer holds the next wait, then fails naming the
+    call, the attempts and the real time they took, and the budget (before: at the first refused connection)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: connections to it are refused
+    config = yaml.safe_load(Path(kubeconfig).read_text(encoding="utf-8"))
+    for cluster in config["clusters"]:
+        cluster["cluster"]["server"] = f"https://127.0.0.1:{port}"
+    dead = tmp_path / "dead.kubeconfig"
+    dead.write_text(yaml.safe_dump(config), encoding="utf-8")
+    dead.chmod(0o600)
+    budget = RetryBudget(3.0)
+    backend = KubernetesBackend.from_params({"state_kubeconfig": str(dead), "state_namespace": "default"}, budget)
+    started = time.monotonic()
+    with pytest.raises(NubesError) as caught:
+        StateStore(backend, "dead").get_instance("dummy", "web")
+    took = time.monotonic() - started
+    found = re.search(
+        r"list secrets in namespace default failed after (\d+) attempts over (\d+) s, when the task's retry budget of "
+        r"3 s \(NUBES_RETRY_BUDGET\) was used up: cannot reach the Kubernetes API at https://127.0.0.1:",
+        caught.value.msg,
+    )
+    assert found, caught.value.msg
+    assert int(found.group(1)) == backend.objects.retries + 1 >= 5
+    assert 2 <= int(found.group(2)) <= 3 and 2.0 <= took < 4.0

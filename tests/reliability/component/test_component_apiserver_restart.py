@@ -1,36 +1,25 @@
 """An apiserver crash and restart in the middle of a component apply is survived (C8, C14).
 
-The module talks to a second kube-apiserver on the test cluster's etcd (second_apiserver.py); that one is
-SIGKILLed once the first objects exist and started again. The shared apiserver is never touched."""
+The module talks to a second kube-apiserver on the test cluster's etcd (tests/cluster/second_apiserver.py, fixture
+`second_apiserver`); that one is SIGKILLed once the first objects exist and started again. The shared apiserver is
+never touched."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cluster.second_apiserver import SecondApiserver
 from tests.integration.component.component_harness import Ansible, component
 from tests.reliability.component.playbook_process import owned_objects, record_inventory, start_playbook
-from tests.reliability.component.second_apiserver import SecondApiserver
 from tests.reliability.component.test_component_kill import definitions
 
 pytestmark = pytest.mark.cluster
 
 DOWNTIME_SECONDS = 2.0
-
-
-@pytest.fixture
-def second_apiserver(tmp_path: Path, kubeconfig: str) -> Iterator[SecondApiserver]:
-    server = SecondApiserver(tmp_path, kubeconfig)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 def test_apiserver_restart_during_apply(

@@ -37,6 +37,7 @@ def make_client(
         policy=policy or RetryPolicy(scale=1),
         transport=httpx.MockTransport(handler),
         sleep=sleeps.append,
+        clock=lambda: sum(sleeps),  # the mock answers at once: only the waits take time
     )
     return client, sleeps
 
@@ -240,6 +241,76 @@ def test_unreachable_endpoint_fails_after_four_attempts() -> None:
     assert len(calls) == 4 and sleeps == [2.0, 4.0, 8.0]
     assert "cannot reach the Nubes API at https://gw.test/api/v1/svc" in info.value.msg
     assert "after 4 attempts over 14 s" in info.value.msg
+
+
+class Blackhole:
+    """A fake clock and an endpoint whose every request runs into the client's timeout: each attempt takes
+    `timeout` seconds of the clock, each wait its seconds."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.now = 0.0
+        self.attempts = 0
+        self.sleeps: List[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        self.attempts += 1
+        self.now += self.timeout
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    def client(self, budget: float) -> ApiClient:
+        return ApiClient(
+            ClientConfig("https://gw.test/api/v1/svc", TOKEN, timeout=self.timeout),
+            policy=RetryPolicy(scale=1, budget_seconds=budget),
+            transport=httpx.MockTransport(self.handler),
+            sleep=self.sleep,
+            clock=lambda: self.now,
+        )
+
+
+def test_blackholed_endpoint_is_retried_inside_the_budget_with_the_true_time() -> None:
+    """Issue 24 (P34): each request that gets no answer costs the task's budget the time it took, and is retried only
+    while the budget is not used up: at the defaults (request_timeout 60 s, budget 120 s) a blackholed endpoint
+    fails after 2 attempts and 122 s (before: 4 attempts, 254 s, "over 14 s"); the message states the real time."""
+    dead = Blackhole(60.0)
+    client = dead.client(120.0)
+    with pytest.raises(ApiError) as info:
+        client.send("GET", "/instances/u")
+    assert dead.attempts == 2 and dead.sleeps == [2.0]
+    assert "after 2 attempts over 122 s" in info.value.msg
+    assert client.budget.used_up
+
+
+def test_attempts_at_a_blackholed_endpoint_are_ceil_of_budget_over_timeout() -> None:
+    """Issue 24: the documented count, min(4, ceil(budget / request_timeout)) attempts, for timeouts that divide the
+    budget and ones that do not, with real clocks' overshoot (each timeout fires a little late)."""
+    for timeout, attempts in ((60.005, 2), (50.0, 3), (40.001, 3), (30.0, 4), (20.0, 4)):
+        dead = Blackhole(timeout)
+        with pytest.raises(ApiError):
+            dead.client(120.0).send("GET", "/instances/u")
+        assert dead.attempts == attempts, timeout
+
+
+def test_a_short_timeout_keeps_the_seed_s_attempts_and_counts_their_time() -> None:
+    """Issue 24 (P34): with request_timeout 10 the budget (120 s) pays for all 4 attempts; the message counts the
+    40 s spent in the requests and the 14 s of waiting between them."""
+    dead = Blackhole(10.0)
+    with pytest.raises(ApiError) as info:
+        dead.client(120.0).send("GET", "/instances/u")
+    assert dead.attempts == 4 and dead.sleeps == [2.0, 4.0, 8.0]
+    assert "after 4 attempts over 54 s" in info.value.msg
+
+
+def test_a_single_long_attempt_states_its_time() -> None:
+    """Issue 24: a request_timeout longer than the budget: one attempt, and the message says how long it took."""
+    dead = Blackhole(300.0)
+    with pytest.raises(ApiError) as info:
+        dead.client(120.0).send("GET", "/instances/u")
+    assert dead.attempts == 1 and "after 1 attempt of 300 s" in info.value.msg
 
 
 def confirmed(statuses: List[int], seen: List[httpx.Request], budget: float = 120.0) -> tuple[ApiClient, List[float]]:

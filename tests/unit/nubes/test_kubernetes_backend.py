@@ -80,7 +80,7 @@ class MemoryObjects:
             self.secrets[name] = copy.deepcopy(body)
             return self._stamp(self.secrets[name])
 
-    def get_lease(self, name: str) -> Dict[str, Any]:
+    def get_lease(self, name: str, retry: bool = True) -> Dict[str, Any]:
         with self.guard:
             if name not in self.leases:
                 raise NotFound("GET", name, 404)
@@ -94,7 +94,7 @@ class MemoryObjects:
             self.leases[name] = copy.deepcopy(body)
             return self._stamp(self.leases[name])
 
-    def replace_lease(self, name: str, body: Dict[str, Any]) -> Dict[str, Any]:
+    def replace_lease(self, name: str, body: Dict[str, Any], retry: bool = True) -> Dict[str, Any]:
         with self.guard:
             current = self.leases.get(name)
             if current is None:
