@@ -17,12 +17,11 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes import (
     diagnostics,
     identity,
     records,
+    revision,
     settle,
-    write_outcome,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
-    ApiError,
     InputError,
     NubesError,
     OutcomeUnknownError,
@@ -37,12 +36,13 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import DELETED, MISSING, NOT_CREATED, Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.placeholder import Placeholder
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     STATUS_CREATE_REQUESTED,
     STATUS_CREATING,
     STATUS_PRESENT,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import NameTaken, Task, run_task
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Task, run_task
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
 
 
@@ -160,9 +160,10 @@ class InstanceTask(Task):
             self.lost_uid = recorded  # P20: the recorded instance is missing or deleted
         if self.opts.state != "present" and recorded:
             return
-        found = self.ctx.api.find_live_by_name(self.spec.service_id, self.ref.resource_name)
+        placeholder = Placeholder(self.ctx.api, self.spec.service_id, self.ref.resource_name)
+        found = placeholder.live()
         if not found and not self.ctx.check_mode:
-            found = self._await_requested_create()
+            found = placeholder.awaited(self.record)  # issue 24: a create whose outcome is still unknown
         self.live_uids = [i.uid for i in found]
         if len(found) != 1:
             return
@@ -172,21 +173,6 @@ class InstanceTask(Task):
         # present: the candidate to adopt or refuse; absent/deleted without a record: shown as it is (its uid and
         # status, suspended included: issue 23) and left alone by the decision, which says how to name it
         self.instance = self.ctx.api.get_instance(found[0].uid)
-
-    def _await_requested_create(self) -> List[Instance]:
-        """Issue 24: the record holds a create whose outcome was unknown (a crash, a timeout, a 5xx) and nothing
-        carries the name yet. The request may still take effect, so the name is read until its outcome window has
-        passed; only then may a create be sent again (or the record be dropped)."""
-        record = self.record or {}
-        requested_at = record.get("requested_at")
-        if record.get("status") != STATUS_CREATE_REQUESTED or not isinstance(requested_at, (int, float)):
-            return []
-        until = requested_at + write_outcome.window(self.ctx.api.client.config.timeout, answered=False)
-        if until <= time.time():
-            return []
-        return write_outcome.read_back(
-            lambda: self.ctx.api.find_live_by_name(self.spec.service_id, self.ref.resource_name), until
-        )
 
     def _own_record(self) -> bool:
         """The record belongs to the live instance (or is this task's create whose uid was lost)."""
@@ -235,7 +221,8 @@ class InstanceTask(Task):
             adopt=self.opts.adopt,
             key_mismatches=tuple(differing(self.spec.params, self.desired, live, immutable=True)),
             changed=tuple(differing(self.spec.params, compared, live, immutable=False) + self.secrets_to_set),
-            revision_changed=self._revision_changed(live),
+            revision_changed=instance is not None
+            and revision.changed(self.spec, self.opts.git_revision, live, self.record, own),
             after_create=settle.after_create(
                 self.spec, self.converter, dict(self.desired, **self.secrets), self.opts.git_revision
             )
@@ -258,27 +245,6 @@ class InstanceTask(Task):
         if fixed:
             self.ctx.warn(f"{', '.join(fixed)}: set on create only; the API cannot change it on an existing instance")
         return [c for c in codes if c not in fixed]
-
-    def _deployed_revision(self, live: Dict[str, Optional[str]]) -> Optional[str]:
-        """The git_revision deployed: live when the API reports it, else the one this record deployed."""
-        current = live.get(self._revision_code()) or (self.record or {}).get("git_revision")
-        return None if current is None else str(current)
-
-    def _revision_changed(self, live: Dict[str, Optional[str]]) -> bool:
-        """P14/P18: git_revision differs from the deployed one (live when the API reports it, else recorded)."""
-        if not self.spec.lifecycle.redeploy or self.opts.git_revision is None or self.instance is None:
-            return False
-        current = self._deployed_revision(live)
-        if current is None:
-            return bool(self._own_record() and self.record and self.record.get("status") == STATUS_PRESENT)
-        return str(current) != self.opts.git_revision
-
-    def _revision_code(self) -> str:
-        redeploy = self.spec.operation("redeploy")
-        for param in redeploy.params if redeploy else ():
-            if param.option == "git_revision":
-                return param.code
-        return "gitRevision"
 
     def describe(self, decision: Decision) -> str:
         status = (self.instance.status if self.instance else MISSING) if self.status_read else "unknown (not read)"
@@ -321,21 +287,12 @@ class InstanceTask(Task):
             self.ctx.check_references(self.converter.uid_references(sent))
         else:
             self.before, self.after = {k: v for k, v in live.items() if k in self.converter.by_code}, {}
-        self._plan_revision(ops, live)
+        self.revisions = revision.diff(
+            self.spec, "create" in ops, self.opts.state == "present", self.opts.git_revision, live, self.record
+        )
         remove = decision.record == RECORD_REMOVE and self.record is not None
         write = decision.record == RECORD_WRITE
         self.changed = bool(ops) or write or remove
-
-    def _plan_revision(self, ops: Tuple[str, ...], live: Dict[str, Optional[str]]) -> None:
-        """P14: the diff shows git_revision too (a redeploy changes nothing else), deployed before, task's after."""
-        if not self.spec.lifecycle.redeploy:
-            self.revisions = ({}, {})
-            return
-        deployed = None if "create" in ops else self._deployed_revision(live)
-        wanted = self.opts.git_revision if self.opts.git_revision is not None else deployed
-        before = {} if deployed is None else {"git_revision": deployed}
-        after = {} if wanted is None or self.opts.state != "present" else {"git_revision": wanted}
-        self.revisions = (before, after)
 
     # -- execution -------------------------------------------------------------------------------
 
@@ -384,9 +341,9 @@ class InstanceTask(Task):
             values = {k: v for k, v in dict(self.desired, **secrets).items() if k not in self.left_alone}
             current = self.instance.params() if self.instance is not None else {}  # P38: the rest keeps its value
         elif name == "redeploy" and self.opts.git_revision is not None:
-            values = {self._revision_code(): self.opts.git_revision}
-        revision = self.opts.git_revision if name in ("create", "redeploy") else None
-        return self._execute(name, values, secrets, revision, wait, current)
+            values = {revision.param_code(self.spec): self.opts.git_revision}
+        deploys = self.opts.git_revision if name in ("create", "redeploy") else None
+        return self._execute(name, values, secrets, deploys, wait, current)
 
     def _execute(
         self,
@@ -426,55 +383,16 @@ class InstanceTask(Task):
         # The moment the request leaves is recorded with it: a re-run reads the name until the request's outcome
         # window has passed before it sends another (issue 24).
         self.store({"status": STATUS_CREATE_REQUESTED, "instance_uid": "", "requested_at": requested_at})
-        name = self.ref.resource_name
+        placeholder = Placeholder(self.ctx.api, self.spec.service_id, self.ref.resource_name)
         try:
-            uid = self.ctx.api.create_instance(self.spec.service_id, name)
+            uid = placeholder.post()
         except OutcomeUnknownError as exc:
-            uid = self._read_back_create(exc, requested_at)
-        except ApiError as exc:
-            self.store(prior)
-            if exc.status == 400 and "not unique" in exc.msg.lower():
-                self._name_taken(exc)
+            uid = placeholder.read_back(exc, requested_at)  # the record keeps the request if none is found
+        except NubesError:
+            self.store(prior)  # refused: nothing was made
             raise
-        self.instance = Instance({"instanceUid": uid, "displayName": name, "explainedStatus": ""})
+        self.instance = Instance({"instanceUid": uid, "displayName": placeholder.name, "explainedStatus": ""})
         self.store({"status": STATUS_CREATING, "instance_uid": uid})  # recorded before anything else
-
-    def _read_back_create(self, exc: OutcomeUnknownError, requested_at: float) -> str:
-        """Issue 24: never post twice and never guess. The name is read until the placeholder appears or the outcome
-        window has passed; the record keeps the request either way, so a re-run adopts a late placeholder instead
-        of making a second one."""
-        name = self.ref.resource_name
-        seconds = write_outcome.window(self.ctx.api.client.config.timeout, answered=exc.status is not None)
-        found = write_outcome.read_back(
-            lambda: self.ctx.api.find_live_by_name(self.spec.service_id, name), requested_at + seconds
-        )
-        if len(found) == 1:
-            return found[0].uid
-        if found:
-            raise NubesError(
-                f"{exc.msg}; {len(found)} instances named {name!r} appeared since ({', '.join(i.uid for i in found)}), "
-                "so this task cannot tell which one it made and records none. Delete the ones you do not want "
-                "(Cloud Console), then re-run: the run adopts the one that is left"
-            ) from None
-        raise NubesError(
-            f"{exc.msg}; no instance named {name!r} has appeared in the {seconds:.0f} s since the request. The API "
-            "may still create it: the state keeps the request, so the next run adopts the instance if it has "
-            "appeared, and sends the create again only if it has not"
-        ) from None
-
-    def _name_taken(self, exc: ApiError) -> None:
-        """Issue 14: `400 ... not unique`. A live holder is looked up and decided on again (adopt or a clear
-        error naming it); deleted holders keep their names, so then the only way on is another name."""
-        holders = self.ctx.api.named(self.spec.service_id, self.ref.resource_name)
-        live = [i.uid for i in holders if i.live]
-        if live:
-            raise NameTaken(live)
-        raise NubesError(
-            f"the API refuses resource_name {self.ref.resource_name!r}: the display name is not unique for this "
-            f"service. It is held by deleted instance(s) {', '.join(i.uid for i in holders) or '(not listed)'}, and "
-            "deleted instances keep their display names: choose another resource_name",
-            diagnostics=exc.msg,
-        ) from None
 
     # -- result ----------------------------------------------------------------------------------
 
