@@ -7,7 +7,6 @@ import base64
 import gzip
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import yaml
 
 from tests.integration.component.component_harness import ANSIBLE_PLAYBOOK, REPO
+from tests.reliability.process_tree import kill_tree
 
 OWNER_LABEL = "component.nubes.cloud/owner-id"
 RECORD_LABEL = "component.nubes.cloud/component"
@@ -46,9 +46,10 @@ def start_playbook(workdir: Path, tasks: list[dict[str, Any]], kubeconfig: str, 
 
 
 def kill_group(proc: subprocess.Popen[str]) -> None:
-    """SIGKILL the playbook's process group (only the group this test started)."""
+    """SIGKILL the playbook with every process below it, the module first: ansible-core's worker runs the module
+    in a session of its own, so the playbook's process group alone would leave it running (issue 24)."""
     if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGKILL)
+        kill_tree(proc.pid)
     proc.communicate(timeout=60)
 
 
