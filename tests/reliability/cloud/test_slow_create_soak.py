@@ -10,7 +10,9 @@ exactly one live instance of the name, tracked by its record; nothing untracked 
 from __future__ import annotations
 
 import random
+import subprocess
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,11 @@ HOLD_S = 4.0  # the server holds the create this long, then commits it (as a rea
 REQUEST_TIMEOUT = 2  # so the client gives up on the held create, and its re-run may come before the commit
 KILL_AFTER = (0.0, HOLD_S + 1.5)  # seconds after the held create reached the server
 RERUN_AFTER = (0.0, HOLD_S)  # seconds after the kill
+
+
+def held_or_ended(emu: EmulatorServer, proc: subprocess.Popen[str]) -> bool:
+    """The held create reached the server (its fault fired), or the playbook ended before it."""
+    return bool(emu.faults()[0].get("fired", 0) >= 1 or proc.poll() is not None)
 
 
 def slow_dummy(name: str) -> dict[str, Any]:
@@ -59,7 +66,7 @@ def test_killed_slow_creates_end_with_one_tracked_instance_per_name(
         emu.set_faults([hold])
         proc, _run_dir = fleet.start([slow_dummy(name)], hosts=["r0"])
         try:
-            wait_for(lambda p=proc: emu.faults()[0].get("fired", 0) >= 1 or p.poll() is not None, "the held create")
+            wait_for(partial(held_or_ended, emu, proc), "the held create")
             held_at = time.monotonic()
             time.sleep(kill_after)
             kill_tree(proc.pid)
