@@ -67,7 +67,14 @@ def _route(app: Application, method: str, path: str, query: dict[str, str], body
     if method == "POST" and path.startswith("instances/") and path.endswith("/platform-change"):
         uid = path[len("instances/") : -len("/platform-change")]
         try:
-            return Response(200, app.engine.platform_change(uid, dict((body or {}).get("params") or {})))
+            request = dict(body or {})
+            subresource = request.get("subresource")
+            return Response(
+                200,
+                app.engine.platform_change(
+                    uid, dict(request.get("params") or {}), dict(subresource) if subresource else None
+                ),
+            )
         except ApiError as exc:
             return Response(exc.status, {"error": exc.body})
     if key == ("GET", "operations"):

@@ -596,13 +596,18 @@ class Emulator:
         return Response(200, {"results": self.catalogue.realms(number)})
 
     # ------------------------------------------------------------------ test helpers
-    def platform_change(self, uid: str, params: Json) -> Json:
+    def platform_change(self, uid: str, params: Json, subresource: Json | None = None) -> Json:
         """The platform changes live params itself, with no operation (emulator-contract: autoScale grows
-        `resourceDisk` of PostgreSQL and MariaDB as the data grows). Only params the instance already has."""
+        `resourceDisk` of PostgreSQL and MariaDB as the data grows). Only params the instance already has. With
+        `subresource` ({name, key, params}) it changes the params of one existing sub-resource entry instead (a DBA
+        altering a role by hand), again only params the entry has."""
         with self.lock:
             self.settle(self.now())
             inst = self._instance_or_404(uid)
             live = (inst.state or {}).get("params")
+            if subresource is not None:
+                live = self._subresource_entry(inst, subresource)
+                params = dict(subresource.get("params") or {})
             if not isinstance(live, dict):
                 raise ValueError(f"instance {uid} has no live params yet")
             unknown = sorted(set(params) - set(live))
@@ -611,6 +616,16 @@ class Emulator:
             live.update(params)
             self.dirty = True
             return views.instance_view(self, inst, self.now())
+
+    def _subresource_entry(self, inst: Instance, subresource: Json) -> Json | None:
+        name = str(subresource.get("name") or "")
+        key = self.catalogue.subresources(inst.service_id).get(name)
+        entries = ((inst.state or {}).get("subresources") or {}).get(name) or []
+        wanted = str(subresource.get("key") or "")
+        found = next((e for e in entries if key and str(e.get(key)) == wanted), None)
+        if found is None:
+            raise ValueError(f"instance {inst.uid} has no {name} {wanted!r}")
+        return found
 
     def all_instances(self) -> list[Json]:
         with self.lock:

@@ -186,3 +186,26 @@ def test_platform_change_sets_live_params_without_an_operation(emu: EmulatorServ
     assert len(emu.operations()) == before
     unknown = PLAIN.post(f"{emu.admin_url}/instances/{uid}/platform-change", json={"params": {"nope": 1}})
     assert unknown.status_code == 400 and "nope" in unknown.text
+
+
+def test_platform_change_of_a_subresource_entry(emu: EmulatorServer, api: Api, name: str) -> None:
+    """A sub-resource changed by hand (a role altered in the database): the entry's params change, no operation is
+    added; an entry or a param the instance does not have is refused (the contract suite's out-of-band case)."""
+    uid = running_postgres(api, name)
+    api.complete(uid, "create_user", {"username": "app", "password": "S3cret!pass", "role": "readonly"})
+
+    def users() -> list:
+        return next(i for i in emu.instances() if i["instanceUid"] == uid)["state"]["subresources"]["user"]
+
+    before = len(emu.operations())
+    body = {"subresource": {"name": "user", "key": "app", "params": {"role": "owner"}}}
+    changed = PLAIN.post(f"{emu.admin_url}/instances/{uid}/platform-change", json=body)
+    assert changed.status_code == 200, changed.text
+    assert [u["role"] for u in users() if u["username"] == "app"] == ["owner"]
+    assert len(emu.operations()) == before
+    body = {"subresource": {"name": "user", "key": "nobody", "params": {"role": "owner"}}}
+    missing = PLAIN.post(f"{emu.admin_url}/instances/{uid}/platform-change", json=body)
+    assert missing.status_code == 400 and "nobody" in missing.text
+    body = {"subresource": {"name": "user", "key": "app", "params": {"nope": 1}}}
+    unknown = PLAIN.post(f"{emu.admin_url}/instances/{uid}/platform-change", json=body)
+    assert unknown.status_code == 400 and "nope" in unknown.text

@@ -37,4 +37,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.write_line(f"{'':16} excused {option} (all cases): {reason}")
         for option, reason in sorted(case_excused.items()):
             terminalreporter.write_line(f"{'':16} excused {option} (changed alone): {reason}")
+    from tests.integration.contract.subresource_plan import sub_cases, sub_contract, subresource_modules
+
+    for module in subresource_modules():
+        sub = sub_contract(module, "summary")
+        cases, case_excused = sub_cases(sub)
+        run = len(sub.checked) + 2 + 2 * len(cases) + 1
+        total_checked += run
+        total_excused += len(sub.excused) + len(case_excused)
+        terminalreporter.write_line(
+            f"{module:16} {run:3d} cases ({len(sub.checked)} params live after the create, re-run, check mode; "
+            f"{len(cases)} params changed alone and corrected out of band; lifecycle: absent)"
+        )
+        for option, reason in sorted({**sub.excused, **case_excused}.items()):
+            terminalreporter.write_line(f"{'':16} excused {option}: {reason}")
     terminalreporter.write_line(f"contract suite: {total_checked} cases, {total_excused} excused with a reason")
