@@ -42,6 +42,10 @@ def _choices(param: dict[str, Any]) -> list[Any] | None:
     return [typed_value(param, c) for c in param["choices"]]
 
 
+# issue 23: what a create sends for a free-text option left out whose API default is a placeholder (P35's zero values)
+EMPTY_VALUES = {"string": '""', "json": "{}"}
+
+
 def _must_give(param: dict[str, Any]) -> bool:
     return bool(param["required"]) and param["default"] is None
 
@@ -92,8 +96,11 @@ def option_doc(
         )
     if param["default"] is not None:
         lines.append(f"When not set, the API default {_code(param['default'])} is used on create.")
-    if param.get("placeholder") is not None:
+    if param.get("placeholder") is not None:  # issue 23: the rule of generator/placeholders.py
         lines.append(f"The API proposes {_code(param['placeholder'])}, a placeholder the collection does not apply.")
+        if not _must_give(param):
+            empty = EMPTY_VALUES.get(param["type"], '""')
+            lines.append(f"When not set, the create sends the empty value {_code(empty)}.")
     if param["ref_service_id"] is not None:
         target = registry.get(param["ref_service_id"])
         module = f"M(nubes.cloud.{target})" if target else f"service {param['ref_service_id']}"

@@ -11,6 +11,7 @@ from typing import Any
 from generator.config import ServiceEntry, Timeouts
 from generator.errors import GeneratorError
 from generator.naming import instance_reserved, option_name, snake_case, subresource_reserved
+from generator.placeholders import is_placeholder
 
 INSTANCE_OPERATIONS: tuple[str, ...] = ("create", "modify", "delete", "suspend", "resume")  # P12
 ACTION_OPERATIONS: tuple[str, ...] = ("redeploy",)  # P14
@@ -19,14 +20,6 @@ EXCLUDED_OPERATIONS: dict[str, str] = {
     "restart": "modify handles pod restart when needed",
     "recovery": "creates a new instance from backup, not a modification of existing",
     "reconcile": "sync after manual changes; the collection owns its own state (the state store)",
-}
-# API defaults of create-required params that are portal placeholders, not values to apply unasked (issue 14):
-# the spec keeps them (P1: API data only) as `placeholder` (shown in the docs) with `default: null`, so the option
-# must be given on create (the core refuses the task before any write otherwise). Param code -> why.
-PLACEHOLDER_DEFAULTS: dict[str, str] = {
-    "domain": "the application's subdomain: the API proposes web01 for every service, so two apps would collide",
-    "emails": "the administrators' e-mail addresses: the API proposes testuser1, which is not an address",
-    "gitPath": "the application's repository: the API proposes somebody's test repository",
 }
 # P41 merge: when create and modify disagree on a param's type, the stricter one names the option's type: every value
 # travels as text, so an integer such as postgres resourceDisk (string on create, integer on modify, live data)
@@ -161,7 +154,9 @@ def param_entry(merged: MergedParam, option: str, immutable: bool, sub_reserved:
         sub_option = option_name(code, sub_reserved, taken)
         taken.add(sub_option)
         subs.append(param_entry(merged.sub_params[code], sub_option, immutable, sub_reserved))
-    placeholder = p.default if merged.required_on_create and p.code in PLACEHOLDER_DEFAULTS else None
+    # issue 23: one rule for every param (generator/placeholders.py); the default is kept as `placeholder` (P1) and
+    # never applied (P35: default null)
+    placeholder = p.default if is_placeholder(p.type, p.default, p.choices, p.ref_service_id) else None
     entry: dict[str, Any] = {
         "code": p.code,
         "option": option,

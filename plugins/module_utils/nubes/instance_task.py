@@ -54,6 +54,7 @@ class InstanceTask(Task):
         self.spec = ctx.spec
         self.opts = ctx.options
         self.converter = ParamConverter(self.spec.params, resolver=ctx.resolve_name)
+        self.placeholders = self.converter.placeholder_codes()
         params = ctx.params
         self.ref = identity.ResourceRef(
             self.spec.name,

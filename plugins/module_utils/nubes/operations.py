@@ -11,7 +11,7 @@ poll), the delete follow-up `Услуга удалена` (success), `isSuccessf
 from __future__ import annotations
 
 import time
-from typing import Callable, Dict, Iterator, List, Mapping, Optional
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import write_outcome
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi, RunOutcome
@@ -111,16 +111,18 @@ class OperationExecutor:
         on_created: Optional[Callable[[str], None]] = None,
         existing_uid: Optional[str] = None,
         current: Optional[Mapping[str, Optional[str]]] = None,
+        placeholders: Sequence[str] = (),
     ) -> str:
         """Create (or reuse) the operation, push every param's value (P38: the task's, else `current`, the live
-        values, else the API's defaults; values.value_plan), validate and run it; returns its uid."""
+        values, else the API's defaults but never a placeholder one, issue 23; values.value_plan), validate and run
+        it; returns its uid."""
         op_uid = existing_uid or self._create(instance_uid, name, svc_operation_id)
         if on_created is not None:
             on_created(op_uid)
         operation = self.api.get_operation(op_uid, with_params=True)
         if operation.started:
             return op_uid  # already run (a resumed or concurrent run): only wait for it
-        for param, value in value_plan(operation.cfs_params, desired, current):
+        for param, value in value_plan(operation.cfs_params, desired, current, placeholders):
             if param.param_id is None:  # internal invariant (ansible-test forbids assert)
                 raise NubesError("internal error: param.param_id is unset; please report this bug")
             self.api.set_param(op_uid, param.param_id, value, param.value_uid)

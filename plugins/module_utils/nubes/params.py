@@ -142,13 +142,31 @@ class ParamConverter:
             elif param.required:
                 missing.append(param.option)
             else:
-                result[code] = zero_value(param.type)  # P35
+                result[code] = zero_value(param.type)  # P35 (a placeholder default is no default: issue 23)
         if missing:
             raise InputError(
                 "missing required parameter(s) for {}: {}; set them in the task (an empty string counts as not "
-                "set)".format(operation, ", ".join(sorted(missing)))
+                "set){}".format(operation, ", ".join(sorted(missing)), self._placeholder_note(missing))
             )
         return result
+
+    def _placeholder_note(self, options: Iterable[str]) -> str:
+        """Issue 23: why a required option the API proposes a value for is still missing."""
+        named = [self.by_option[o] for o in sorted(options) if self.by_option[o].placeholder is not None]
+        if not named:
+            return ""
+        samples = ", ".join(f"{p.option} {p.placeholder!r}" for p in named)
+        return (
+            f"; the API's proposals ({samples}) are placeholders, never applied (docs/using-modules.md, placeholders)"
+        )
+
+    def placeholder_codes(self) -> List[str]:
+        """Issue 23 (P35, P38): the codes whose API default is a placeholder, never sent unless the task gives them;
+        a sub-param as `<param code>.<sub code>`."""
+        found = [p.code for p in self.params if p.placeholder is not None]
+        for param in self.params:
+            found += [f"{param.code}.{sub.code}" for sub in param.sub_params if sub.placeholder is not None]
+        return found
 
     def to_api(self, value: Any, param: ParamSpec) -> str:
         kind = param.type

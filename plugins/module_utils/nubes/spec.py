@@ -37,6 +37,7 @@ class ParamSpec:
     sub_params: Tuple[ParamSpec, ...] = ()
     operations: Tuple[Tuple[str, int], ...] = ()  # (operation, svcOperationCfsParamId)
     immutable: bool = False  # not in modify: a key (create-only) param (P21/P23)
+    placeholder: Optional[str] = None  # the API's default when it is a portal placeholder: never applied (P35)
 
     def in_operation(self, name: str) -> bool:
         """Whether the operation `name` takes this param (sub-params belong to their parent's operations)."""
@@ -203,6 +204,7 @@ def load_param(data: Mapping[str, Any]) -> ParamSpec:
         sub_params=_params(data.get("sub_params") or (), f"param {code}.sub_params"),
         operations=tuple((str(op), _int(pid, f"param {code}.operations.{op}")) for op, pid in ops.items()),
         immutable=_bool(data, "immutable", False),
+        placeholder=None if data.get("placeholder") is None else str(data["placeholder"]),
     )
 
 

@@ -37,6 +37,7 @@ class SubresourceTask(Task):
         self.sub = ctx.spec.subresource(sub)
         self.opts = ctx.options
         self.converter = ParamConverter(self.sub.params, resolver=ctx.resolve_name)
+        self.placeholders = self.converter.placeholder_codes()
         self.key = identity.task_name(ctx.params.get(self.sub.key))  # issue 24: blank is no key, like ""
         self.ref = identity.ResourceRef(
             self.spec.name, self.spec.service_id, self.opts.workspace, sub=sub, key=self.key

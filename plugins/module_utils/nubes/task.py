@@ -54,6 +54,7 @@ class Task:
         self.in_flight = ""  # P27: the name of this record's operation that still runs and is not waited for
         self.decision: Optional[Decision] = None  # what run_task decided (set before plan and execute)
         self.secrets: Dict[str, str] = {}  # secret codes -> the task's values (never stored, never shown)
+        self.placeholders: List[str] = []  # codes whose API default is a placeholder, never sent (P35, issue 23)
 
     def secrets_to_send(
         self, record: Optional[Record], secrets: Mapping[str, str], options: Mapping[str, str]
@@ -191,7 +192,8 @@ class Task:
 
         op_id = self.ctx.operation_ids.resolve(name, instance)  # issue 14: by name, from the API
         reuse_uid = str(reuse["uid"]) if reuse else None
-        op_uid = self.ctx.executor.start(instance.uid, name, op_id, dict(values), on_created, reuse_uid, current)
+        start = self.ctx.executor.start
+        op_uid = start(instance.uid, name, op_id, dict(values), on_created, reuse_uid, current, self.placeholders)
         self.operations_run.append(name)
         timeout = self.ctx.timeout(name)
         if not (self.ctx.options.wait if wait is None else wait):

@@ -96,18 +96,23 @@ def differing(
 
 
 def value_plan(
-    cfs_params: List[CfsParam], desired: Mapping[str, str], current: Optional[Mapping[str, Optional[str]]] = None
+    cfs_params: List[CfsParam],
+    desired: Mapping[str, str],
+    current: Optional[Mapping[str, Optional[str]]] = None,
+    placeholders: Iterable[str] = (),
 ) -> List[Tuple[CfsParam, str]]:
     """The value for every param of the operation (P38 WithDefaults: all of them, not only the task's).
 
     The task's value; else the current (live) value; else the operation's pre-filled value; else the API's
-    default; else, only when none exists, the zero value of its type (P35). A secret the task does not give is
+    default, unless the spec flags it a placeholder (`placeholders`: codes, `<code>.<sub code>` for sub-params;
+    issue 23); else, only when none exists, the zero value of its type (P35). A secret the task does not give is
     never sent (it is not echoed back, so it would be reset). map-fixed values get their dataDescriptor's
     defaults (P36) and lose keys it does not know (P41). Rows already holding exactly the value are skipped.
     """
     plan: List[Tuple[CfsParam, str]] = []
     given = {code.lower(): value for code, value in desired.items()}
     live = {code.lower(): value for code, value in (current or {}).items() if value is not None}
+    flagged = {code.lower() for code in placeholders}
     for param in cfs_params:
         if param.param_id is None:
             continue
@@ -116,22 +121,22 @@ def value_plan(
         if value is None and not param.secret:
             value = live.get(code)
         if value is None:
-            value = param.value if param.value is not None else param.default
+            value = param.value if param.value is not None else None if code in flagged else param.default
         if value is None:
             if param.secret:
                 continue  # never reset a secret the task does not mention
-            value = zero_value(param.data_type)  # P35
-        value = fit_map_fixed(value, param)
+            value = zero_value(param.data_type)  # P35: a placeholder default is no default (issue 23)
+        value = fit_map_fixed(value, param, flagged)
         if param.value_uid and param.value == value:
             continue
         plan.append((param, value))
     return plan
 
 
-def fit_map_fixed(value: str, param: CfsParam) -> str:
-    """P36: absent sub-fields take the dataDescriptor's defaults ("{}" becomes the full default object);
-    P41: the spec holds the union of sub-params over operations, this operation may accept fewer, so keys its
-    descriptor does not know are dropped."""
+def fit_map_fixed(value: str, param: CfsParam, placeholders: Iterable[str] = ()) -> str:
+    """P36: absent sub-fields take the dataDescriptor's defaults ("{}" becomes the full default object), except
+    placeholders (`<code>.<sub code>`, lower case; issue 23); P41: the spec holds the union of sub-params over
+    operations, this operation may accept fewer, so keys its descriptor does not know are dropped."""
     if not param.sub_codes or not value.strip().startswith("{"):
         return value
     try:
@@ -140,6 +145,9 @@ def fit_map_fixed(value: str, param: CfsParam) -> str:
         return value
     if not isinstance(obj, dict):
         return value
-    fitted: Dict[str, Any] = {k: v for k, v in param.sub_defaults.items() if v is not None}
+    skipped = set(placeholders)
+    fitted: Dict[str, Any] = {
+        k: v for k, v in param.sub_defaults.items() if v is not None and f"{param.code}.{k}".lower() not in skipped
+    }
     fitted.update({k: v for k, v in obj.items() if k in param.sub_codes})
     return value if fitted == obj else dump_json(fitted)

@@ -11,7 +11,6 @@ from generator.config import ServiceEntry, parse_timeouts
 from generator.errors import GeneratorError
 from generator.spec_builder import (
     EXCLUDED_OPERATIONS,
-    PLACEHOLDER_DEFAULTS,
     FetchedService,
     build_spec,
     normalize_default,
@@ -157,12 +156,13 @@ def test_placeholder_defaults_are_not_applied() -> None:
     assert (domain["required"], domain["default"], domain["placeholder"]) == (True, None, "web01")
     assert list(domain)[5:7] == ["default", "placeholder"]
     assert "placeholder" not in param(spec_of(89), "resourceCPU")
-    assert set(PLACEHOLDER_DEFAULTS) == {"domain", "emails", "gitPath"}
+    env = param(spec_of(89), "jsonEnv")  # issue 23: optional, and a placeholder all the same (one rule)
+    assert (env["required"], env["default"], env["placeholder"]) == (False, None, '{ "param": "value" }')
 
 
 def test_html_entities_in_defaults_are_decoded() -> None:
-    """Defaults like flask jsonEnv `{ &quot;param&quot;: ... }` come out as real text."""
-    assert param(spec_of(89), "jsonEnv")["default"] == '{ "param": "value" }'
+    """Defaults like flask jsonEnv `{ &quot;param&quot;: ... }` come out as real text (kept as its placeholder)."""
+    assert param(spec_of(89), "jsonEnv")["placeholder"] == '{ "param": "value" }'
 
 
 @pytest.mark.parametrize(

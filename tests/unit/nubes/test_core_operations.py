@@ -121,6 +121,25 @@ def test_value_plan_builds_map_fixed_defaults_on_modify() -> None:
     ]
 
 
+def test_value_plan_never_fills_in_a_placeholder_default() -> None:
+    """P35, P38 (issue 23): a param whose API default the spec flags a placeholder (flask's modify requires jsonEnv,
+    with the default `{ "param": "value" }`) takes the task's value, else the live one, else its zero value; never
+    the placeholder. A flagged sub-param's default is left out of a map-fixed value too."""
+    env = cfs("jsonEnv", 1, default='{ "param": "value" }', type_="json")
+    assert value_plan([env], {}, {}, ["jsonEnv"]) == [(env, "{}")]
+    assert value_plan([env], {}, {"jsonEnv": '{"A":"1"}'}, ["jsonEnv"]) == [(env, '{"A":"1"}')]
+    assert value_plan([env], {"jsonEnv": '{"B":"2"}'}, {}, ["jsonEnv"]) == [(env, '{"B":"2"}')]
+    assert value_plan([env], {}) == [(env, '{ "param": "value" }')]  # unflagged: the API default (P38)
+    descriptor = {
+        "params": [
+            {"svcOperationCfsParam": "host", "defaultValue": "web01"},
+            {"svcOperationCfsParam": "port", "defaultValue": "22"},
+        ]
+    }
+    conn = cfs("conn", 2, type_="map-fixed", dataDescriptor=descriptor)
+    assert value_plan([conn], {}, {}, ["conn.host"]) == [(conn, '{"port":"22"}')]
+
+
 def test_full_flow_posts_then_puts_existing_rows(deck: FakeDeck, clock: FakeClock, services: Dict[str, Any]) -> None:
     """create op -> read cfsParams -> POST per param (PUT with a row uid) -> validate-cfs -> run -> poll."""
     uid = deck.add_instance(12, "x", "not created")

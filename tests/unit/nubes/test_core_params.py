@@ -90,6 +90,21 @@ def test_required_without_default_fails_before_any_write() -> None:
         conv.for_create({})
 
 
+def test_a_placeholder_is_never_applied_on_create() -> None:
+    """P35 (issue 23): a placeholder default is no default. Left out, an optional one gets its type's zero value and a
+    required one fails before any write, naming the option and the placeholder it does not use."""
+    conv = ParamConverter(
+        [
+            p("jsonEnv", "json", placeholder='{ "param": "value" }', option="json_env"),
+            p("domain", required=True, placeholder="web01", option="domain"),
+        ]
+    )
+    assert conv.placeholder_codes() == ["jsonEnv", "domain"]
+    assert conv.for_create({"domain": "shop"}) == {"jsonEnv": "{}", "domain": "shop"}
+    with pytest.raises(InputError, match=r"for create: domain; .*domain 'web01'\) are placeholders, never applied"):
+        conv.for_create({})
+
+
 def test_required_given_as_an_empty_string_fails_before_any_write() -> None:
     """Bad input fails with a clear message before any write: validate-cfs counts "" as not filled, so a required
     param given as "" is missing (it used to pass, and validate-cfs refused it after the instance was created).
