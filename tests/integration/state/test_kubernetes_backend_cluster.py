@@ -163,11 +163,11 @@ def test_writes_whose_answer_is_lost_are_read_back_not_sent_twice(
     stored (before: the first lost answer failed the task with "cannot reach the Kubernetes API")."""
     backend = backend_for(kubeconfig, kube_namespace)
     store = StateStore(backend, "lost")
-    store.put_instance("dummy", "web", {"instance_uid": "U1", "status": "creating"})
+    store.put_instance("dummy", "web", {"instance_uid": U1, "status": "creating"})
     lose = LoseAnswers(backend.objects.api.connection, ["POST", "PUT", "DELETE"])
     with store.instance_lock("dummy", "web"):
         assert len(kubectl.json("-n", kube_namespace, "get", "leases")["items"]) == 1
-        store.put_instance("dummy", "web", {"instance_uid": "U1", "status": "present"})
+        store.put_instance("dummy", "web", {"instance_uid": U1, "status": "present"})
     writes = [call for call in lose.sent if not call.startswith("GET")]
     assert [call.split(" ")[0] for call in writes] == ["POST", "PUT", "DELETE"], lose.sent
     assert lose.pending == []

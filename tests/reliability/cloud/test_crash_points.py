@@ -44,6 +44,7 @@ def rerun_one(fleet: Fleet, task: dict[str, Any]) -> dict[str, Any]:
 class StateUnderTest:
     """Where the fleet's tasks keep their state: the options for in-process set-up runs, and the backend read."""
 
+    kind: str  # file or kubernetes
     options: dict[str, Any]
     backend: StateBackend
 
@@ -55,7 +56,7 @@ LEASE_SECONDS = 5  # a killed module's Lease expires this long after its last re
 def state(request: pytest.FixtureRequest, fleet: Fleet) -> StateUnderTest:
     """The fleet's state backend: the state file, or Secrets + Leases in a fresh namespace of the local cluster."""
     if request.param == "file":
-        return StateUnderTest({"state_path": str(fleet.state_path)}, FileBackend(str(fleet.state_path)))
+        return StateUnderTest("file", {"state_path": str(fleet.state_path)}, FileBackend(str(fleet.state_path)))
     kubeconfig, namespace = request.getfixturevalue("kubeconfig"), request.getfixturevalue("kube_namespace")
     options = {
         "state_backend": "kubernetes",
@@ -69,7 +70,7 @@ def state(request: pytest.FixtureRequest, fleet: Fleet) -> StateUnderTest:
         NUBES_STATE_NAMESPACE=namespace,
         NUBES_STATE_LEASE_DURATION=str(LEASE_SECONDS),
     )
-    return StateUnderTest(options, KubernetesBackend.from_params(options))
+    return StateUnderTest("kubernetes", options, KubernetesBackend.from_params(options))
 
 
 def in_process(module: Any, kind: str, state: dict[str, Any], emu: EmulatorServer, **params: Any) -> dict[str, Any]:
@@ -169,7 +170,7 @@ def test_subresource_create_killed_at_step(
 ) -> None:
     """P42 (beyond): SIGKILL during create_user at `step`; the re-run converges to exactly one user of that name
     on the parent, recorded in the state."""
-    username = "u_" + step[:20]
+    username = f"u_{state.kind[0]}_{step[:18]}"  # one parent serves both backends: a name per backend
     emu.configure(durations={"postgres.create_user": 1.5})  # long enough to be polled (restored by `emu`)
     task = {
         "name": "user",
