@@ -4,7 +4,7 @@
 
 The first look (``drift.differs``) costs no call. Only an object it flags is confirmed by a server-side apply dry run
 (``dryRun=All``, the component's field manager, force) compared with the live object; those dry runs run inside the
-wave's bounded pool (``EngineContext.max_workers``).
+wave's bounded pool (``EngineContext.max_workers``). Measured in ``bench/drift_bench.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import ResourceInfo
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import drift
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext
@@ -41,15 +42,25 @@ def detect(
 ) -> Optional[Dict[str, Any]]:
     """The object as the server would make it when it differs from the live one outside ignored fields; else None.
 
-    Objects with the Replace or Recreate update policy are not server-side applied: the first look decides."""
+    Every update policy is confirmed by the same dry run: it shows what the declared fields would change. For
+    Recreate, a dry run the server refuses as invalid (an immutable field, as in a Job's template) is drift: the
+    real write deletes and creates the object anyway."""
     if not drift.differs(body, live, paths):
         return None
-    if update_policy in (c.UPDATE_REPLACE, c.UPDATE_RECREATE):
-        return body
     metadata = body["metadata"]
-    answer = ctx.dry_run_api.server_side_apply(
-        res, str(metadata.get("namespace") or ""), str(metadata["name"]), body, ctx.markers.field_manager, force=True
-    )
+    try:
+        answer = ctx.dry_run_api.server_side_apply(
+            res,
+            str(metadata.get("namespace") or ""),
+            str(metadata["name"]),
+            body,
+            ctx.markers.field_manager,
+            force=True,
+        )
+    except ApiError as exc:
+        if update_policy == c.UPDATE_RECREATE and exc.status == 422:
+            return body
+        raise
     if drift.comparable(answer, paths) == drift.comparable(live, paths):
         return None
     return answer
