@@ -40,7 +40,8 @@ def detect(
     paths: List[drift.Path],
     update_policy: str,
 ) -> Optional[Dict[str, Any]]:
-    """The object as the server would make it when it differs from the live one outside ignored fields; else None.
+    """The object as the server would make it when it differs from the live one outside ignored fields; else None
+    (issue 25: replaces C17's forced re-apply in the default mode).
 
     Every update policy is confirmed by the same dry run: it shows what the declared fields would change. For
     Recreate, a dry run the server refuses as invalid (an immutable field, as in a Job's template) is drift: the

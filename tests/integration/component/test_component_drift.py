@@ -1,4 +1,5 @@
-"""Playbook-level tests of nubes.cloud.component: live drift detection on every apply run (issue 25).
+"""Playbook-level tests of nubes.cloud.component: live drift detection on every apply run (issue 25; by default it
+replaces C17's forced re-apply).
 
 Each test changes an owned object behind the component's back with kubectl, runs the task again, and reads the
 apiserver's state afterwards with kubectl."""

@@ -230,7 +230,7 @@ def test_force_reapply_after_interval(comp: Component) -> None:
 
 
 def test_live_drift_corrected_on_the_next_step(comp: Component) -> None:
-    """Issue 25 (drift detection mode enabled, the default): an edit that leaves the digest annotation alone is
+    """Issue 25 / C17 (drift detection mode enabled, the default): an edit that leaves the digest annotation alone is
     found and written back on the next step, without waiting for the reapply interval; the other object is not
     written, and a step after that writes nothing."""
     objects = [configmap("r", {"v": "1"}), configmap("other")]
