@@ -179,3 +179,20 @@ def test_diff_hides_internal_annotations(ansible: Ansible, kube_namespace: str) 
     for shown in (before, after):
         annotations = shown["metadata"].get("annotations") or {}
         assert DIGEST not in annotations and OWNER not in annotations, annotations
+
+
+def test_fields_of_an_ignored_manager_are_never_reverted(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+    """Issue 25: fields owned by a field manager named in ``drift_detection.ignore[].managers`` (an autoscaler's
+    replicas, written here by kubectl as ``autoscaler-sim``) are never reverted; the same change by another
+    manager is corrected."""
+    rule = {"ignore": [{"managers": ["autoscaler-sim"]}]}
+    ansible.run([_web(ansible, kube_namespace, drift_detection=rule)])
+    patch = '{"spec":{"replicas":4}}'
+    kubectl("patch", "deployment", "web", "-n", kube_namespace, "-p", patch, "--field-manager=autoscaler-sim")
+    kept = ansible.run([_web(ansible, kube_namespace, drift_detection=rule)])[0]
+    assert not kept.get("failed"), kept.get("msg")
+    assert kept["changed"] is False and kept["drift"] == []
+    assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 4
+    corrected = ansible.run([_web(ansible, kube_namespace)])[0]  # no rule: the same field is drift
+    assert corrected["changed"] is True and corrected["drift"] == [f"Deployment.apps {kube_namespace}/web"]
+    assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 1
