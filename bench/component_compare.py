@@ -18,7 +18,8 @@ Also runs bench/engine_300.py (the engine in-process, no Ansible) for the same s
 - overhead: whole playbooks with one `debug` task, one `ansible.builtin.ping` task, one no-op component task
   (300 objects), wall and CPU seconds, in turn;
 - floor: the apiserver's own limit for the 300-object first apply and the engine against it (bench/engine_floor.py);
-- operator set: a real-shaped ~60-object bundle, no-op and check+diff against kubectl (bench/operator_set.py).
+- operator set: a real-shaped ~60-object bundle, no-op and check+diff against kubectl (bench/operator_set.py);
+- drift: the 300-object no-op with live drift detection on vs off, in one run (bench/drift_bench.py, issue 25).
 
 Run: .venv/bin/python bench/component_compare.py [--sizes 300,1000]  (BENCH_QUICK=1: fewer rounds)
 kubernetes.core comes from bench/setup.sh (.cache/bench-collections).
@@ -43,6 +44,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import drift_bench
 import engine_floor
 import operator_set
 from benchlib import BIN, RESULTS, ROOT, Playbooks, local_play, quick, save, summary
@@ -55,7 +57,7 @@ KUBECTL_REQUEST = re.compile(
 METRIC = re.compile(r"^apiserver_request_total\{(?P<labels>[^}]*)\} (?P<value>[0-9.e+]+)$")
 TOOLS = ("kubectl", "kubectl (image)", "component", "k8s", "k8s-loop")
 LOOP_MAX_OBJECTS = 300  # with --with-loop: `kubernetes.core.k8s` once per object, measured once, for sizes <= this
-PARTS = ("sizes", "overhead", "costs", "floor", "operator")
+PARTS = ("sizes", "overhead", "costs", "floor", "operator", "drift")
 IMAGE_KUBECTL_MAX_OBJECTS = 300  # the image's kubectl (reference only): first round, sizes <= this
 OVERHEAD_OBJECTS = 300
 
@@ -505,7 +507,7 @@ def main() -> int:
     parser.add_argument(
         "--parts",
         default=",".join(PARTS),
-        help="comma-separated: sizes, overhead, floor, operator (default: all)",
+        help="comma-separated: sizes, overhead, floor, operator, drift (default: all)",
     )
     args = parser.parse_args()
     parts = {part for part in args.parts.split(",") if part}
@@ -532,6 +534,8 @@ def main() -> int:
             results["floor"] = engine_floor.measure(cluster.config, OVERHEAD_OBJECTS, rounds)
         if "operator" in parts:
             results["operator_set"] = operator_set.measure(cluster.config, kubectl_fair, kubectl_image, rounds, workdir)
+        if "drift" in parts:  # issue 25: the no-op with live drift detection on vs off, in one run
+            results["drift"] = drift_bench.measure(cluster.config, OVERHEAD_OBJECTS, 5 if quick() else 9)
     finally:
         stop_cluster()
     results["seconds"] = round(time.perf_counter() - started, 1)

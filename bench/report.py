@@ -273,6 +273,17 @@ def component_targets(comp: Dict[str, Any]) -> List[List[str]]:
                 ok(ratio <= 1.5),
             ]
         )
+    drift = comp.get("drift")
+    if drift:  # issue 25
+        ratio = drift["ratio_wall"]
+        rows.append(
+            [
+                f"component no-op of {drift['objects']} objects with live drift detection <= 1.3x without (engine)",
+                f"{num(ratio)}x ({num(drift['enabled']['median_seconds'])} s vs "
+                f"{num(drift['disabled']['median_seconds'])} s, {drift['enabled']['dry_run_calls']} dry runs)",
+                ok(ratio <= 1.3),
+            ]
+        )
     operator = comp.get("operator_set")
     if operator:
         for phase, what in (("no-op", "`kubectl apply --server-side`"), ("check+diff", "`kubectl diff --server-side`")):

@@ -34,4 +34,4 @@ bench-check: venv ## check bench/results/*.json against bench/baselines/*.json (
 bench-report: venv ## rewrite docs/benchmarks.md and its charts from bench/results/*.json
 	$(PY) bench/run.py --report-only
 
-MYPY_PATHS += bench/benchlib.py bench/cloud_bench.py bench/parallel_bench.py bench/scale_bench.py bench/component_compare.py bench/poll_simulation.py bench/run.py bench/report.py bench/test_bench_tools.py bench/engine_floor.py bench/operator_set.py bench/regression.py
+MYPY_PATHS += bench/benchlib.py bench/cloud_bench.py bench/parallel_bench.py bench/scale_bench.py bench/component_compare.py bench/poll_simulation.py bench/run.py bench/report.py bench/test_bench_tools.py bench/engine_floor.py bench/operator_set.py bench/regression.py bench/drift_bench.py

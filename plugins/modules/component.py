@@ -323,9 +323,63 @@ options:
     type: int
   reapply_interval:
     description:
-      - Seconds after which objects are re-applied even when they seem in sync (drift correction).
+      - Seconds after which objects are re-applied even when they seem in sync; used only with
+        O(drift_detection.mode=disabled) (component-operator-runtime's behaviour). A forced re-apply that changes
+        nothing on the server reports C(changed=false).
       - Default V(3600) (also for V(0)), or C(reapplyInterval) of O(spec) with O(spec_configuration=true).
     type: int
+  drift_detection:
+    description:
+      - Live drift detection on every run (names as Flux's C(driftDetection)). Each owned object is compared with
+        what the task declares (a cheap local comparison, confirmed by a server-side apply dry run); only objects
+        that differ are written, and they are listed in RV(drift).
+      - Fields an ignore rule names are left out of the comparison and kept at their live value on every write.
+      - Per object, the annotations C(<annotation_prefix>/drift-ignore-paths) (comma-separated JSON pointers) and
+        C(<annotation_prefix>/drift-ignore-managers) (comma-separated field managers) add to the rules.
+    type: dict
+    suboptions:
+      mode:
+        description:
+          - V(enabled) corrects drift on every run; V(warn) reports it (RV(drift), a warning, the diff with
+            C(--diff)) and writes nothing for it; V(disabled) trusts the record's digests and re-applies unchanged
+            objects only after O(reapply_interval), as component-operator-runtime does.
+        type: str
+        choices: [enabled, warn, disabled]
+        default: enabled
+      ignore:
+        description: Rules whose fields are never reverted, for example C(/spec/replicas) of a Deployment an HPA
+          scales.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          paths:
+            description: JSON pointers (RFC 6901), for example C(/spec/replicas).
+            type: list
+            elements: str
+            default: []
+          managers:
+            description: Field managers whose fields are never reverted (exact names as in C(managedFields)).
+            type: list
+            elements: str
+            default: []
+          target:
+            description: The objects the rule applies to (all when empty); each key given must match.
+            type: dict
+            default: {}
+            suboptions:
+              group:
+                description: API group (empty for the core group).
+                type: str
+              kind:
+                description: Kind, for example C(Deployment).
+                type: str
+              namespace:
+                description: Namespace.
+                type: str
+              name:
+                description: Name.
+                type: str
   wait:
     description:
       - Wait until the component is ready. With V(false) the task returns after the objects are written, with the
@@ -488,6 +542,14 @@ objects:
     updated: []
     deleted: []
     orphaned: []
+drift:
+  description:
+    - Objects whose live state differed from the task outside ignored fields (issue 25); corrected with
+      O(drift_detection.mode=enabled), only reported with V(warn). Empty with V(disabled).
+  returned: always
+  type: list
+  elements: str
+  sample: [Deployment.apps demo/web]
 plan:
   description: In check mode, the objects that would be created, updated, adopted, pruned and orphaned.
   returned: check mode
@@ -613,6 +675,31 @@ ARGUMENT_SPEC = dict(
     ),
     timeout=dict(type="int"),
     reapply_interval=dict(type="int"),
+    drift_detection=dict(
+        type="dict",
+        options=dict(
+            mode=dict(type="str", choices=["enabled", "warn", "disabled"], default="enabled"),
+            ignore=dict(
+                type="list",
+                elements="dict",
+                default=[],
+                options=dict(
+                    paths=dict(type="list", elements="str", default=[]),
+                    managers=dict(type="list", elements="str", default=[]),
+                    target=dict(
+                        type="dict",
+                        default={},
+                        options=dict(
+                            group=dict(type="str"),
+                            kind=dict(type="str"),
+                            namespace=dict(type="str"),
+                            name=dict(type="str"),
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    ),
     wait=dict(type="bool", default=True),
     annotation_prefix=dict(type="str", default="component.nubes.cloud"),
 )
@@ -654,6 +741,14 @@ def build_task(module):
             + (f"of kind {kind}" if files is not None else "definitions")
         )
     impersonate = options["impersonate"]
+    drift_options = params["drift_detection"] or {}
+    for rule in drift_options.get("ignore") or []:
+        for pointer in rule.get("paths") or []:  # issue 25: a bad JSON pointer fails before any API call
+            if not pointer.startswith("/"):
+                raise ComponentError(
+                    f"drift_detection.ignore: invalid path {pointer!r}; a JSON pointer starts with '/', "
+                    "e.g. /spec/replicas"
+                )
     connection = ConnectionOptions(
         kubeconfig=params["kubeconfig"],
         context=params["context"],
@@ -681,6 +776,8 @@ def build_task(module):
         additional_managed_types=options["additional_managed_types"],
         timeout=float(options["timeout"]),  # C14: 0 (in the task or the spec) already became the default
         reapply_interval=float(options["reapply_interval"]),
+        drift_mode=drift_options.get("mode") or "enabled",
+        drift_ignore=list(drift_options.get("ignore") or []),
         wait=params["wait"],
         annotation_prefix=params["annotation_prefix"],
         check_mode=module.check_mode,

@@ -85,7 +85,7 @@ def run_until_done(
     start = monotonic()
     steps = 0
     processing_started: Optional[float] = None
-    writes_before = reconciler.api.calls.writes
+    writes_before = reconciler.api.calls.changes
 
     def now() -> str:
         return format_time(reconciler.now())
@@ -128,7 +128,7 @@ def run_until_done(
                     status.processing_since = None
                     # C5: lastAppliedAt is when the objects were last applied; a run that finds a Ready component
                     # in sync writes nothing and keeps it (so its record is not rewritten either)
-                    wrote = reconciler.api.calls.writes > writes_before
+                    wrote = reconciler.api.calls.changes > writes_before
                     if wrote or status.state != STATE_READY or status.last_applied_at is None:
                         status.last_applied_at = now()
                     status.set(STATE_READY, REASON_READY, "Dependent resources successfully reconciled", now())

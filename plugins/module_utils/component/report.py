@@ -20,14 +20,21 @@ FULL_VERBOSITY = 2
 PLAN_KEYS = {"created": "create", "updated": "update", "adopted": "adopt", "deleted": "prune", "orphaned": "orphan"}
 
 
-def clean(obj: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
-    """An object as shown in a diff: no server bookkeeping, no status, Secret values masked."""
+def clean(obj: Optional[Mapping[str, Any]], hidden: Sequence[str] = ()) -> Optional[Dict[str, Any]]:
+    """An object as shown in a diff: no server bookkeeping, no status, none of the engine's own annotations
+    (``hidden``: its digest and owner id, issue 25), Secret values masked."""
     if obj is None:
         return None
     data: Dict[str, Any] = copy.deepcopy(dict(obj))
     metadata = data.get("metadata") or {}
     for key in NOISE_METADATA:
         metadata.pop(key, None)
+    annotations = metadata.get("annotations")
+    if isinstance(annotations, dict):
+        for key in hidden:
+            annotations.pop(key, None)
+        if not annotations:
+            metadata.pop("annotations")
     data.pop("status", None)
     if data.get("kind") == "Secret" and str(data.get("apiVersion")) == "v1":
         for key in ("data", "stringData"):
@@ -62,19 +69,21 @@ def summarised(obj: Optional[Dict[str, Any]], verbosity: int) -> Optional[Dict[s
 
 
 class Writes:
-    """The reconciler's observer: which objects were created, updated, adopted, deleted, orphaned, and their diff."""
+    """The reconciler's observer: which objects were created, updated, adopted, deleted, orphaned, found drifted
+    (issue 25), and their diff. ``hidden``: the engine's annotations, never shown in a diff."""
 
-    def __init__(self) -> None:
-        self.actions: Dict[str, List[str]] = {key: [] for key in (*PLAN_KEYS, "released")}
+    def __init__(self, hidden: Sequence[str] = ()) -> None:
+        self.actions: Dict[str, List[str]] = {key: [] for key in (*PLAN_KEYS, "released", "drifted", "unchanged")}
         self.before: Dict[str, Any] = {}
         self.after: Dict[str, Any] = {}
+        self.hidden = tuple(hidden)
 
     def __call__(
         self, action: str, ref: str, before: Optional[Dict[str, Any]], after: Optional[Dict[str, Any]]
     ) -> None:
         if ref not in self.actions[action]:
             self.actions[action].append(ref)
-        if action == "released":
+        if action in ("released", "unchanged"):
             return
         if ref not in self.before:
             self.before[ref] = before
@@ -92,6 +101,10 @@ class Writes:
             "orphaned": list(self.actions["orphaned"]),
         }
 
+    def drifted(self) -> List[str]:
+        """Objects whose live state differed from the task (corrected, or only reported in warn mode)."""
+        return list(self.actions["drifted"])
+
     def plan(self) -> Dict[str, List[str]]:
         """The ``plan`` result of check mode: create, update, adopt, prune, orphan."""
         return {plan: list(self.actions[action]) for action, plan in PLAN_KEYS.items()}
@@ -102,7 +115,7 @@ class Writes:
         after_all: Dict[str, Any] = {}
         for ref in self.after:
             raw_before, raw_after = self.before.get(ref), self.after.get(ref)
-            before, after = clean(raw_before), clean(raw_after)
+            before, after = clean(raw_before, self.hidden), clean(raw_after, self.hidden)
             mask_changed_secret(before, after, raw_before, raw_after)
             if before is None or after is None:  # created or deleted: the whole object would be printed
                 before, after = summarised(before, verbosity), summarised(after, verbosity)

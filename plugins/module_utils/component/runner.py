@@ -54,12 +54,13 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Forbidden, KubeError, NotFound
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.constants import DEFAULT_PREFIX
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.digest import component_digest
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_ENABLED, MODE_WARN
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import (
     InventoryItem,
     inventory_from_list,
     inventory_to_list,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import hash_owner_id, owner_id
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import Markers, hash_owner_id, owner_id
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler, describe_pending
 
 DEFAULT_REAPPLY_INTERVAL_SECONDS = 3600.0
@@ -85,6 +86,8 @@ class ComponentTask:
     additional_managed_types: List[Dict[str, str]] = field(default_factory=list)
     timeout: float = 600.0
     reapply_interval: float = DEFAULT_REAPPLY_INTERVAL_SECONDS
+    drift_mode: str = MODE_ENABLED  # issue 25: enabled, warn, disabled
+    drift_ignore: List[Dict[str, Any]] = field(default_factory=list)
     wait: bool = True
     annotation_prefix: str = DEFAULT_PREFIX
     check_mode: bool = False
@@ -162,7 +165,8 @@ class ComponentRun:
         self._api = api
         self.record = ComponentRecord()
         self.existed = False
-        self.writes = report.Writes()
+        markers = Markers(task.annotation_prefix)
+        self.writes = report.Writes(hidden=(markers.digest_annotation, markers.owner_label))
         self.inventory: List[InventoryItem] = []
         self.failed = False
         self._store: Optional[ComponentStore] = None
@@ -205,6 +209,8 @@ class ComponentRun:
             prefix=task.annotation_prefix,
             policies=task.policies,
             reapply_interval=task.reapply_interval,
+            drift_mode=task.drift_mode,
+            drift_ignore=task.drift_ignore,
             additional_managed_types=task.additional_managed_types,
             observer=self.writes,
         )
@@ -237,6 +243,12 @@ class ComponentRun:
             objects = report.shorten_lists(objects, task.verbosity)
         data["status"] = status
         data["objects"] = objects
+        data["drift"] = self.writes.drifted()
+        if data["drift"] and task.drift_mode == MODE_WARN:
+            data["warnings"] = [
+                f"drift found and not corrected (drift_detection mode warn): {', '.join(data['drift'])}; run with "
+                "--diff to see it, or set drift_detection.mode to enabled to correct it"
+            ]
         data.update(extra)
         return data
 
@@ -398,10 +410,11 @@ class ComponentRun:
             return self.result(self.api.calls.writes > 0, **extra)
         if store.ensure_namespace(create=(task.policies.get("missing_namespaces") or "create") != "do-not-create"):
             record.createdNamespace = True
-        writes_before = self.api.calls.writes
+        writes_before = self.api.calls.changes
         outcome = self._loop(APPLY, inventory, reconciler, objects, deadline)
-        changed = self.api.calls.writes > writes_before
-        extra = {"diff": self.writes.diff(task.verbosity)} if task.diff and changed else {}
+        changed = self.api.calls.changes > writes_before  # issue 25: a no-op forced re-apply is no change
+        shown = changed or bool(self.writes.drifted())
+        extra = {"diff": self.writes.diff(task.verbosity)} if task.diff and shown else {}
         if outcome is None or outcome.done:
             return self.result(changed, **extra)
         message = outcome.error or record.state

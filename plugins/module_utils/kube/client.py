@@ -46,6 +46,7 @@ class CallCounter:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.by_method: Counter[str] = Counter()
+        self.noops = 0
 
     def add(self, method: str) -> None:
         """Record one call."""
@@ -63,6 +64,17 @@ class CallCounter:
         """POST, PUT, PATCH and DELETE calls so far (dry-run ones included)."""
         with self._lock:
             return sum(self.by_method[method] for method in WRITE_METHODS)
+
+    def mark_noop(self) -> None:
+        """Record that a write just sent changed nothing on the server (same resourceVersion)."""
+        with self._lock:
+            self.noops += 1
+
+    @property
+    def changes(self) -> int:
+        """Writes so far that changed something (``writes`` less the ones marked as no-ops): what ``changed`` says."""
+        with self._lock:
+            return sum(self.by_method[method] for method in WRITE_METHODS) - self.noops
 
     def snapshot(self) -> Dict[str, int]:
         """Copy of the counts, with ``total``."""

@@ -14,13 +14,13 @@ nothing waits for readiness.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time, parse_time
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import NAMESPACES, ResourceInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError, Conflict, NotFound
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import writer
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import drift, live_drift, writer
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.delete_waves import delete_waves
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.digest import item_digest
@@ -248,24 +248,62 @@ def _write_or_check(
             return ctx.dry_run
     live_digest = annotations_of(live).get(ctx.markers.digest_annotation, "")
     both_once = live_digest == c.ONCE_DIGEST and item.digest == c.ONCE_DIGEST
-    stale = live_digest != item.digest or _reapply_due(ctx, item, desired.policies.reapply_interval)
-    if not terminating(live) and stale and not both_once:
-        body = writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx)
-        written = writer.update(ctx.api, res, body, live, item.updatePolicy, ctx)
-        if written is None and ctx.dry_run:
-            # Recreate in check mode: the dry-run DELETE persists nothing, so the create that follows it in a real
-            # run is never sent; the diff shows the object as it would be created again, not as removed.
-            written = body
-        ctx.observe("updated" if is_ours(ctx, live) else "adopted", desired.describe(), live, written)
-        item.phase = c.PHASE_UPDATING
-        item.lastAppliedAt = now
-        return ctx.dry_run
+    if not terminating(live) and not both_once:
+        paths = live_drift.ignored(ctx, desired, live)
+        body = drift.pin(
+            writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx), live, paths
+        )
+        if live_digest != item.digest:
+            stale = True
+        elif ctx.drift_mode == drift.MODE_DISABLED:
+            # C17 as component-operator-runtime: the record's digest plus a forced re-apply after the interval
+            stale = _reapply_due(ctx, item, desired.policies.reapply_interval)
+        else:
+            # issue 25: live drift on every step; only objects that differ outside ignored fields are written
+            drifted: Optional[Dict[str, Any]] = live_drift.detect(ctx, res, body, live, paths, item.updatePolicy)
+            if drifted is not None:
+                ctx.observe("drifted", desired.describe(), live, drifted)
+            stale = drifted is not None and ctx.drift_mode == drift.MODE_ENABLED
+        if stale and _update(ctx, desired, item, res, body, live, now):
+            return ctx.dry_run
     status, _message = ctx.analyzer(live, desired.policies.status_hints)
     item.status = status
     if not terminating(live) and status == c.STATUS_CURRENT:
         item.phase = c.PHASE_READY
         return True
     return ctx.dry_run
+
+
+def _update(
+    ctx: EngineContext,
+    desired: DesiredObject,
+    item: InventoryItem,
+    res: ResourceInfo,
+    body: Dict[str, Any],
+    live: Dict[str, Any],
+    now: str,
+) -> bool:
+    """Write an existing object by its update policy; True when it changed. A write the server found a no-op (same
+    resourceVersion, e.g. a forced re-apply of an unchanged object) is reported as unchanged (issue 25)."""
+    written = writer.update(ctx.api, res, body, live, item.updatePolicy, ctx)
+    if written is None and ctx.dry_run:
+        # Recreate in check mode: the dry-run DELETE persists nothing, so the create that follows it in a real
+        # run is never sent; the diff shows the object as it would be created again, not as removed.
+        written = body
+    same = written is not None and not ctx.dry_run and _version(written) == _version(live)
+    if same:
+        ctx.api.calls.mark_noop()
+    ours = is_ours(ctx, live) or annotations_of(live).get(ctx.markers.digest_annotation) == item.digest
+    ctx.observe("unchanged" if same else "updated" if ours else "adopted", desired.describe(), live, written)
+    item.lastAppliedAt = now
+    if same:
+        return False
+    item.phase = c.PHASE_UPDATING
+    return True
+
+
+def _version(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
 
 
 def _complete_purges(ctx: EngineContext, inv: WorkingInventory) -> int:

@@ -62,6 +62,8 @@ ANN_PURGE_ORDER = "purge-order"
 ANN_DELETE_ORDER = "delete-order"
 ANN_REAPPLY_INTERVAL = "reapply-interval"
 ANN_STATUS_HINT = "status-hint"
+ANN_DRIFT_IGNORE_PATHS = "drift-ignore-paths"  # issue 25: comma-separated JSON pointers never reverted
+ANN_DRIFT_IGNORE_MANAGERS = "drift-ignore-managers"  # issue 25: field managers whose fields are never reverted
 # Engine markers.
 MARK_OWNER_ID = "owner-id"
 MARK_DIGEST = "digest"
@@ -77,6 +79,8 @@ KNOWN_ANNOTATION_SUFFIXES = (
     ANN_DELETE_ORDER,
     ANN_REAPPLY_INTERVAL,
     ANN_STATUS_HINT,
+    ANN_DRIFT_IGNORE_PATHS,
+    ANN_DRIFT_IGNORE_MANAGERS,
     MARK_OWNER_ID,
     MARK_DIGEST,
 )

@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import utc_now
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_ENABLED, IgnoreRule
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import TypeInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import RECLAIMED_MANAGER_PREFIXES
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import Markers, hash_owner_id
@@ -47,10 +48,13 @@ class EngineContext:
     reclaimed_managers: List[str] = field(default_factory=lambda: list(RECLAIMED_MANAGER_PREFIXES))
     ssa_create_with_precondition: bool = True
     observer: Observer = _ignore
+    drift_mode: str = MODE_ENABLED  # issue 25: enabled, warn or disabled (digest plus reapply interval, C17)
+    drift_ignore: List[IgnoreRule] = field(default_factory=list)
     _known_namespaces: Set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _normalised_defaults: Optional[Defaults] = None
     _hashed_owner_id: Optional[Tuple[str, str]] = None
+    _dry_run_api: Optional[KubeApi] = None
     # apply_waves: (objects, (count, component digest), normalised objects, digests) of this run's desired set
     desired_cache: Optional[Tuple[Any, Tuple[int, str], List[Any], Dict[Any, str]]] = None
 
@@ -60,6 +64,14 @@ class EngineContext:
         if self._hashed_owner_id is None or self._hashed_owner_id[0] != self.owner_id:
             self._hashed_owner_id = (self.owner_id, hash_owner_id(self.owner_id))
         return self._hashed_owner_id[1]
+
+    @property
+    def dry_run_api(self) -> KubeApi:
+        """A client on the same pool whose writes are all server-side dry runs (drift checks; counted apart)."""
+        with self._lock:
+            if self._dry_run_api is None:
+                self._dry_run_api = self.api.sibling(dry_run=True)
+            return self._dry_run_api
 
     @property
     def dry_run(self) -> bool:

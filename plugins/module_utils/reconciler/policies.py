@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import parse_pointer, split_list
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
 
 _ADOPTION = {"never": c.ADOPTION_NEVER, "if-unowned": c.ADOPTION_IF_UNOWNED, "always": c.ADOPTION_ALWAYS}
@@ -156,6 +157,8 @@ class ObjectPolicies:
     delete_order: int = 0
     reapply_interval: float = c.DEFAULT_REAPPLY_INTERVAL_SECONDS
     status_hints: StatusHints = field(default_factory=StatusHints)
+    drift_ignore_paths: List[str] = field(default_factory=list)
+    drift_ignore_managers: List[str] = field(default_factory=list)
 
 
 def parse_status_hints(value: str) -> StatusHints:
@@ -202,6 +205,11 @@ def object_policies(annotations: Mapping[str, str], prefix: str, defaults: Defau
         result.reapply_interval = parse_duration(ann(c.ANN_REAPPLY_INTERVAL))
     if ann(c.ANN_STATUS_HINT):
         result.status_hints = parse_status_hints(ann(c.ANN_STATUS_HINT))
+    # issue 25: per-object drift ignore rules; a pointer that does not parse fails before any write
+    result.drift_ignore_paths = split_list(ann(c.ANN_DRIFT_IGNORE_PATHS))
+    for pointer in result.drift_ignore_paths:
+        parse_pointer(pointer)
+    result.drift_ignore_managers = split_list(ann(c.ANN_DRIFT_IGNORE_MANAGERS))
     return result
 
 

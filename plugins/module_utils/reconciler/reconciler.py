@@ -26,6 +26,8 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import utc_
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import apply_waves, delete_waves
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext, Observer
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_ENABLED, MODES, parse_rules
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem, TypeInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import Markers
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import Defaults
@@ -47,9 +49,14 @@ class Reconciler:
         additional_managed_types: Sequence[Mapping[str, Any]] = (),
         observer: Optional[Observer] = None,
         clock: Callable[[], datetime.datetime] = utc_now,
+        drift_mode: str = MODE_ENABLED,
+        drift_ignore: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         """``policies``: ``adoption``, ``update``, ``delete``, ``missing_namespaces`` ("" = the default, C15);
-        ``additional_managed_types``: ``{group, version, kind}`` patterns (C16)."""
+        ``additional_managed_types``: ``{group, version, kind}`` patterns (C16); ``drift_mode`` and
+        ``drift_ignore`` (``{paths, managers, target}`` rules): live drift on every step (issue 25)."""
+        if drift_mode not in MODES:
+            raise ValidationError(f"invalid drift detection mode {drift_mode!r}; use one of: {', '.join(MODES)}")
         chosen = dict(policies or {})
         defaults = Defaults(
             adoption_policy=chosen.get("adoption") or "",
@@ -72,6 +79,8 @@ class Reconciler:
             defaults=defaults,
             additional_managed_types=types,
             clock=clock,
+            drift_mode=drift_mode,
+            drift_ignore=parse_rules(drift_ignore),
         )
         if observer is not None:
             self.ctx.observer = observer

@@ -203,8 +203,10 @@ def test_component_change_policy(kubeconfig: str, kube_namespace: str) -> None:
 
 
 def test_force_reapply_after_interval(comp: Component) -> None:
-    """C17: a converged object is re-applied once its reapply interval has passed, undoing an edit that the
-    digest cannot see (reference 5.3)."""
+    """C17 (drift detection mode disabled, component-operator-runtime's behaviour): a converged object is
+    re-applied once its reapply interval has passed, undoing an edit that the digest cannot see (reference 5.3);
+    a forced re-apply the server finds a no-op leaves the object Ready (issue 25: no change reported)."""
+    comp.ctx.drift_mode = "disabled"
     objects = [configmap("r", {"v": "1"}, reapply_interval="10m"), configmap("default-interval")]
     comp.converge(objects)
     res = comp.resource("v1", "ConfigMap")
@@ -219,8 +221,31 @@ def test_force_reapply_after_interval(comp: Component) -> None:
     assert comp.apply(objects) is True
     assert comp.get("v1", "ConfigMap", "r")["data"] == {"v": "1"}  # type: ignore[index]
     comp.clock.advance(3600)  # the default interval (60 min) for the other one
+    patches = comp.api.calls.snapshot().get("PATCH", 0)
+    changes = comp.api.calls.changes
+    assert comp.apply(objects) is True  # the forced re-apply changed nothing: still Ready
+    assert comp.api.calls.snapshot().get("PATCH", 0) == patches + 2  # both are due now, both were sent
+    assert comp.api.calls.changes == changes  # and counted as no change
+    assert comp.phases() == {"ConfigMap/r": READY, "ConfigMap/default-interval": READY}
+
+
+def test_live_drift_corrected_on_the_next_step(comp: Component) -> None:
+    """Issue 25 / C17 (drift detection mode enabled, the default): an edit that leaves the digest annotation alone is
+    found and written back on the next step, without waiting for the reapply interval; the other object is not
+    written, and a step after that writes nothing."""
+    objects = [configmap("r", {"v": "1"}), configmap("other")]
+    comp.converge(objects)
+    res = comp.resource("v1", "ConfigMap")
+    comp.api.json_patch(res, comp.namespace, "r", [{"op": "replace", "path": "/data/v", "value": "edited"}])
+    patches = comp.api.calls.snapshot().get("PATCH", 0)
     assert comp.apply(objects) is False
-    assert comp.phases()["ConfigMap/default-interval"] == ("Updating", "Current")
+    assert comp.api.calls.snapshot().get("PATCH", 0) == patches + 1  # exactly one write: "r"
+    assert comp.phases() == {"ConfigMap/r": ("Updating", "Current"), "ConfigMap/other": READY}
+    assert comp.apply(objects) is True
+    assert comp.get("v1", "ConfigMap", "r")["data"] == {"v": "1"}  # type: ignore[index]
+    writes = comp.api.calls.writes
+    assert comp.apply(objects) is True
+    assert comp.api.calls.writes == writes
 
 
 def test_drift_of_digest_annotation(comp: Component) -> None:
