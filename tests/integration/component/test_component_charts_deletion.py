@@ -5,6 +5,7 @@
   the Jobs deleted by the Job controller as soon as they finish) and a `LoadBalancer` Service that never gets an
   address (the cluster has no load-balancer controller). It installs Ready, each hook Job is created once (counted
   from a watch on the apiserver), and a second run writes nothing.
+- `state: absent` deletes the other kinds of a wave alongside its CRDs, not behind them.
 - `state: absent` of a component whose namespace it created, while an aggregated API is unavailable (an APIService
   whose Service does not exist), ends within a bounded time and names the namespace and its condition.
 """
@@ -19,13 +20,16 @@ from typing import Any, Dict, List
 import pytest
 
 from tests.cluster.fixtures import unique_name
+from tests.integration.component import manifest_sets
 from tests.integration.component.component_harness import Ansible, component
 from tests.integration.component.test_component_helm import Watches
+from tests.integration.component.throttling_proxy import ThrottlingProxy
 
 pytestmark = pytest.mark.cluster
 
 EDGE = Path(__file__).resolve().parents[2] / "charts" / "edge"
 HOOK_JOBS = ["Job edge-admission-create", "Job edge-admission-patch"]
+PREFIX = "component.nubes.cloud"
 HOOK_RBAC = ["ServiceAccount edge-admission", "Role edge-admission", "RoleBinding edge-admission"]
 
 
@@ -142,3 +146,64 @@ def test_absent_with_an_aggregated_api_down_ends_bounded_and_names_the_namespace
     finally:
         kubectl("delete", "apiservice", f"v1beta1.{group}", "--ignore-not-found", check=False)
         kubectl("delete", "namespace", ns, "--wait=false", "--ignore-not-found", check=False)
+
+
+def _released(obj: Dict[str, Any]) -> bool:
+    """A CRD being deleted whose engine finalizer is removed (the component's part of its deletion done)."""
+    meta = obj["metadata"]
+    return bool(meta.get("deletionTimestamp")) and not any(f.startswith(PREFIX) for f in meta.get("finalizers") or [])
+
+
+def test_absent_deletes_other_kinds_alongside_crds_not_behind_them(
+    ansible: Ansible, kubectl, kube_namespace: str, kubeconfig: str, local_cluster, cluster_tokens
+) -> None:
+    """issue 25: deletion of independent kinds is not serialised behind CRD deletions. The CRD's part of the
+    deletion is made slow the way a loaded apiserver makes it (its instance check answered 429 + Retry-After three
+    times by a proxy); the Deployment, Role and ConfigMap of the same wave are deleted before the CRD's finalizer is
+    released (apiserver watch), and everything is gone afterwards."""
+    ns = kube_namespace
+    group = f"g{unique_name('d').split('-')[1]}.sets.nubes.test"
+    crd = manifest_sets._crd(group, "Widget", huge=False)
+    objects = [
+        crd,
+        manifest_sets._deployment("web", ns, 1, "prod"),
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"a": "b"}},
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {"name": "reader"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}],
+        },
+    ]
+    applied = ansible.run([component(ns, "typed", definitions=objects)])[0]
+    assert not applied.get("failed"), applied.get("msg")
+    paths = [
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        f"/apis/apps/v1/namespaces/{ns}/deployments",
+        f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+        f"/api/v1/namespaces/{ns}/configmaps",
+    ]
+    watches = Watches(kubeconfig, paths)
+    try:
+        with ThrottlingProxy(local_cluster.server, str(local_cluster.ca_file)) as proxy:
+            # the engine's instance check before it releases the CRD (the deletion gate's LIST has a selector)
+            proxy.throttle(
+                lambda method, path: method == "GET" and "/widgets" in path and "labelSelector" not in path, 3
+            )
+            deleted = ansible.run(
+                [component(ns, "typed", state="absent", host=proxy.url, api_key=cluster_tokens["admin"])]
+            )[0]
+    finally:
+        watches.stop()
+    assert len(proxy.throttled) == 3, proxy.throttled
+    assert not deleted.get("failed"), deleted.get("msg")
+    released = min(
+        version
+        for event, name, version, obj in watches.events
+        if name == f"CustomResourceDefinition widgets.{group}" and (event == "DELETED" or _released(obj))
+    )
+    for name in ("Deployment web", "Role reader", "ConfigMap settings"):
+        assert watches.first("DELETED", name) < released, f"{name} waited for the CRD"
+    assert kubectl("get", "crd", f"widgets.{group}", check=False).returncode != 0
+    left = kubectl.json("get", "deployments,roles,configmaps", "-n", ns)["items"]
+    assert [obj["metadata"]["name"] for obj in left] == ["kube-root-ca.crt"]
