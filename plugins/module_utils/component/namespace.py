@@ -1,12 +1,17 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The component's own namespace on ``state: absent``: removed again when the component created it, but only when
-nothing but the component's record (and what Kubernetes puts in every namespace) is left in it."""
+nothing but the component's record (and what Kubernetes puts in every namespace) is left in it.
+
+The wait for it to go is bounded (issue 25): a namespace whose deletion fails (a ``NamespaceDeletion...Failure``
+condition, e.g. ``NamespaceDeletionDiscoveryFailure`` while an aggregated API is down) for ``FAILURE_GRACE_SECONDS``,
+or that is still there at the task's deadline, ends the wait with a message naming the namespace, its own
+conditions and what is left in it."""
 
 from __future__ import annotations
 
 import time
-from typing import List, Optional
+from typing import Any, Callable, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
@@ -18,6 +23,8 @@ EVERY_NAMESPACE = (("ServiceAccount", "default"), ("ConfigMap", "kube-root-ca.cr
 TRANSIENT_KINDS = ("Event",)
 LISTED_PER_TYPE = 20
 POLL_SECONDS = 0.5
+# a deletion failure the namespace controller reports (and retries) for this long is not a passing hiccup
+FAILURE_GRACE_SECONDS = 10.0
 
 
 def leftovers(api: KubeApi, namespace: str, ignore: List[tuple]) -> List[str]:
@@ -43,17 +50,77 @@ def leftovers(api: KubeApi, namespace: str, ignore: List[tuple]) -> List[str]:
     return found
 
 
-def delete_own_namespace(api: KubeApi, store: ComponentStore, timeout: float) -> Optional[str]:
-    """Delete the namespace the component created, and wait until it is gone; a warning (and no deletion) when
-    something else lives in it."""
+def delete_own_namespace(
+    api: KubeApi,
+    store: ComponentStore,
+    timeout: float,
+    sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> Tuple[str, str]:
+    """Delete the namespace the component created and wait until it is gone: ``(kept, stuck)``. ``kept`` is a
+    warning (and nothing deleted) when something else lives in it; ``stuck`` says why the deleted namespace cannot
+    finalise (issue 25), "" when it is gone."""
     others = leftovers(api, store.namespace, [("ConfigMap", store.object_name)])
     if others:
         return (
             f"namespace {store.namespace} was created by this component but is kept: it still holds "
-            f"{', '.join(others[:5])}"
+            f"{', '.join(others[:5])}",
+            "",
         )
     api.delete(NAMESPACES, "", store.namespace)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and api.get(NAMESPACES, "", store.namespace) is not None:
-        time.sleep(POLL_SECONDS)
-    return None
+    return "", wait_until_gone(api, store.namespace, timeout, sleep, monotonic)
+
+
+def _failures(conditions: List[Mapping[str, Any]]) -> List[str]:
+    """Types of the deletion failures the namespace reports now (``NamespaceDeletion...Failure`` = True)."""
+    return [
+        str(c.get("type"))
+        for c in conditions
+        if str(c.get("type", "")).endswith("Failure") and c.get("status") == "True"
+    ]
+
+
+def wait_until_gone(
+    api: KubeApi,
+    name: str,
+    timeout: float,
+    sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> str:
+    """Wait (bounded, issue 25) until the deleted namespace is gone; "" when it is, else why it is not."""
+    start = monotonic()
+    failing_since: Optional[float] = None
+    while True:
+        live = api.get(NAMESPACES, "", name)
+        if live is None:
+            return ""
+        conditions = list((live.get("status") or {}).get("conditions") or [])
+        now = monotonic()
+        failing_since = (failing_since or now) if _failures(conditions) else None
+        failed_for = now - failing_since if failing_since is not None else 0.0
+        if failed_for >= FAILURE_GRACE_SECONDS or now - start >= timeout:
+            return stuck_message(api, name, conditions, now - start)
+        sleep(POLL_SECONDS)
+
+
+def stuck_message(api: KubeApi, name: str, conditions: List[Mapping[str, Any]], waited: float) -> str:
+    """Why the namespace cannot finalise, in its own conditions' words, what is left in it, and what to do."""
+    said = [
+        f"{c.get('type')}: {c.get('message') or c.get('reason') or ''}".rstrip(": ")
+        for c in conditions
+        if c.get("status") == "True"
+    ]
+    why = "; ".join(said) or "it reports no condition yet"
+    left = leftovers(api, name, [])
+    what = ", ".join(left[:5]) if left else "no object this identity can list"
+    advice = (
+        "fix what the condition names (a NamespaceDeletionDiscoveryFailure: the unavailable APIService, see "
+        "`kubectl get apiservices`); the namespace then finishes by itself"
+        if _failures(conditions)
+        else "something in it keeps a finalizer; remove what is left, or give the task a longer timeout"
+    )
+    return (
+        f"namespace {name}, which this component created, was deleted but cannot finalise after {int(waited)}s: "
+        f"{why}; left in it: {what}. The component's objects are deleted; {advice} "
+        f"(`kubectl get namespace {name} -o yaml`)"
+    )

@@ -39,6 +39,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.sources impo
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.component.status import (
     REASON_DELETION_BLOCKED,
+    REASON_NAMESPACE_STUCK,
     REASON_RESTARTING,
     REASON_SUSPENDED,
     REASON_TIMEOUT,
@@ -507,11 +508,15 @@ class ComponentRun:
             if outcome is not None and not outcome.done:
                 raise self.fail(outcome.error or record.state, True)
         elif record.createdNamespace:
-            kept = delete_own_namespace(self.api, store, max(0.0, deadline - time.monotonic()))
+            kept, stuck = delete_own_namespace(self.api, store, max(0.0, deadline - time.monotonic()))
             if kept:
                 store.delete()
                 record.state = ""
                 return self.result(True, warnings=[kept])
+            if stuck:  # issue 25: a namespace that cannot finalise is no plain success
+                store.delete()  # the record went with the namespace's content, or goes now
+                record.set_state(STATE_DELETING, REASON_NAMESPACE_STUCK, stuck, _now())
+                raise self.fail(stuck, True)
         store.delete()
         record.state = ""
         return self.result(True)

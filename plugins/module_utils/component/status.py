@@ -35,6 +35,7 @@ REASON_DELETION_RETRYING = "DeletionRetrying"
 REASON_ERROR = "Error"
 REASON_DELETION_BLOCKED = "DeletionBlocked"
 REASON_DELETION_PROCESSING = "DeletionProcessing"
+REASON_NAMESPACE_STUCK = "NamespaceCannotFinalise"  # issue 25: the created namespace's deletion does not finish
 
 
 @dataclass

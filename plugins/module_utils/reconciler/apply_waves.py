@@ -180,6 +180,14 @@ def _reapply_due(ctx: EngineContext, item: InventoryItem, interval: float) -> bo
     return (ctx.clock() - last).total_seconds() >= interval
 
 
+def _gone_after_creation(desired: DesiredObject, item: InventoryItem) -> bool:
+    """issue 25: an object with a purge order (a Helm ``hook-succeeded`` hook) that we created and that is gone now
+    was removed by someone else once it had done its work (a Job's ``ttlSecondsAfterFinished``, as ingress-nginx's
+    admission Jobs): it counts as purged (Completed), as Helm runs a hook once per install or upgrade, and is not
+    created again until its digest changes (an upgrade hook on the next component change, a changed hook)."""
+    return desired.policies.purge_order != c.PURGE_ORDER_UNSET and item.phase in (c.PHASE_CREATING, c.PHASE_READY)
+
+
 def _namespace_missing(exc: ApiError) -> bool:
     return isinstance(exc, NotFound) and (exc.body.get("details") or {}).get("kind") == "namespaces"
 
@@ -231,6 +239,9 @@ def _write_or_check(
         if exc.status in STORAGE_NOT_READY:
             return False  # the type's storage is still initialising: not ready yet
         raise
+    if live is None and _gone_after_creation(desired, item):
+        item.phase, item.status = c.PHASE_COMPLETED, ""
+        return True
     if live is None:
         body = writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx)
         try:

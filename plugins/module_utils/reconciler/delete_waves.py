@@ -12,6 +12,7 @@ sent as ``dryRun=All`` DELETEs in one call, nothing waits.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import ResourceInfo
@@ -110,6 +111,38 @@ def _remover(
     return remove
 
 
+def _in_priority_order(
+    ctx: EngineContext, remove: Callable[[InventoryItem], Tuple[Any, str]], items: List[InventoryItem]
+) -> List[Tuple[Any, str]]:
+    """Kind priorities in sequence (3.5: CRDs, then most kinds, then Services, ConfigMaps and Secrets, then
+    namespaces, ...), the objects of one priority concurrently."""
+    outcome: List[Tuple[Any, str]] = []
+    for priority in sorted({delete_priority(i.group, i.kind) for i in items}):
+        outcome += run_all(ctx, remove, [i for i in items if delete_priority(i.group, i.kind) == priority])
+    return outcome
+
+
+def _delete_by_priority(
+    ctx: EngineContext, remove: Callable[[InventoryItem], Tuple[Any, str]], items: List[InventoryItem]
+) -> List[Tuple[Any, str]]:
+    """Delete the objects of a wave that are free to go; ``(key, drop or pending)`` for each.
+
+    issue 25: the type definitions (CRDs and APIServices, delete priority -1) go alongside the other kinds, not
+    before them. Nothing else in the wave waits for a type to be gone (its instances went first), and a type's
+    step takes several calls (DELETE, a re-read of a possibly huge CRD, the instance check, the finalizer release,
+    each retried on 429), which held every Deployment, Service and RBAC object of the wave. The other kinds keep
+    their priorities in sequence. A dry run (check mode) keeps the reference's one sequence.
+    """
+    types = [i for i in items if is_type_definition(i.group, i.kind)]
+    if ctx.dry_run or not types or len(types) == len(items):
+        return _in_priority_order(ctx, remove, items)
+    rest = [i for i in items if i not in types]
+    with ThreadPoolExecutor(max_workers=1) as side:
+        released = side.submit(run_all, ctx, remove, types)
+        outcome = _in_priority_order(ctx, remove, rest)
+        return released.result() + outcome
+
+
 def delete_waves(ctx: EngineContext, inv: WorkingInventory, for_component_deletion: bool) -> bool:
     """Delete waves in ascending delete-order; managed instances first; namespaces when empty (step 14, 3.4)."""
     if for_component_deletion:
@@ -158,14 +191,9 @@ def delete_waves(ctx: EngineContext, inv: WorkingInventory, for_component_deleti
                 pending += 1  # a namespace goes only when no inventory item lives in it
             else:
                 ready_others.append(item)
-        # Kind priorities in sequence (3.5: CRDs, then most kinds, then Services, ConfigMaps and Secrets, then
-        # namespaces, ...), the objects of one priority concurrently: the DELETEs reach the server in the
-        # reference's order, as they do in apply waves.
-        for priority in sorted({delete_priority(i.group, i.kind) for i in ready_others}):
-            batch = [i for i in ready_others if delete_priority(i.group, i.kind) == priority]
-            outcome = run_all(ctx, remove, batch)
-            inv.drop({key for key, result in outcome if result == _DROP})
-            pending += sum(1 for _key, result in outcome if result == _PENDING)
+        outcome = _delete_by_priority(ctx, remove, ready_others)
+        inv.drop({key for key, result in outcome if result == _DROP})
+        pending += sum(1 for _key, result in outcome if result == _PENDING)
         if pending and not ctx.dry_run:
             return False
     if ctx.dry_run:

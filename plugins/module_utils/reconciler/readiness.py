@@ -164,8 +164,11 @@ def _pvc(obj: Mapping[str, Any]) -> Result:
 
 
 def _service(obj: Mapping[str, Any]) -> Result:
-    if _get(obj, "spec", "type") == "LoadBalancer" and not _get(obj, "status", "loadBalancer", "ingress"):
-        return _in_progress("Pending load balancer ingress")
+    # issue 25: kstatus's rule (Helm 4's --wait): a LoadBalancer is in progress only until it has a
+    # cluster IP, not until a load-balancer controller gives it an address, which a cluster without one never does.
+    # The stricter check (wait for status.loadBalancer.ingress) is a health rule of the component (docs/component.md).
+    if _get(obj, "spec", "type") == "LoadBalancer" and not _get(obj, "spec", "clusterIP"):
+        return _in_progress("ClusterIP not set. Service type: LoadBalancer")
     return _current("Service is ready")
 
 

@@ -205,7 +205,25 @@ CASES = [
     ("pvc pending", obj("v1", "PersistentVolumeClaim", {"phase": "Pending"}), None, "InProgress"),
     ("pvc bound", obj("v1", "PersistentVolumeClaim", {"phase": "Bound"}), None, "Current"),
     ("service cluster ip", obj("v1", "Service", {}, {"type": "ClusterIP"}), None, "Current"),
-    ("service lb pending", obj("v1", "Service", {}, {"type": "LoadBalancer"}), None, "InProgress"),
+    ("service lb without cluster ip", obj("v1", "Service", {}, {"type": "LoadBalancer"}), None, "InProgress"),
+    # issue 25: kstatus (Helm 4's --wait): a LoadBalancer with a cluster IP is ready without an address
+    (
+        "service lb without address",
+        obj("v1", "Service", {"loadBalancer": {}}, {"type": "LoadBalancer", "clusterIP": "10.0.0.7"}),
+        None,
+        "Current",
+    ),
+    (
+        "service lb with address",
+        obj(
+            "v1",
+            "Service",
+            {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}},
+            {"type": "LoadBalancer", "clusterIP": "10.0.0.7"},
+        ),
+        None,
+        "Current",
+    ),
     # Job special case
     ("job running", obj("batch/v1", "Job", {"startTime": "t", "active": 1}), None, "InProgress"),
     ("job not started", obj("batch/v1", "Job", {}), None, "InProgress"),
