@@ -55,7 +55,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Forbidden, KubeError, NotFound
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.constants import DEFAULT_PREFIX
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.digest import component_digest
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_ENABLED, MODE_WARN
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_DISABLED, MODE_ENABLED, MODE_WARN
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import (
     InventoryItem,
     inventory_from_list,
@@ -210,7 +210,9 @@ class ComponentRun:
             prefix=task.annotation_prefix,
             policies=task.policies,
             reapply_interval=task.reapply_interval,
-            drift_mode=task.drift_mode,
+            # A deletion runs its delete hooks once, as helm does: it never reverts a hand fix of a stuck hook (the
+            # drift a deletion meets is not the task's to correct), so live drift is only corrected on apply.
+            drift_mode=task.drift_mode if task.state == "present" else MODE_DISABLED,
             drift_ignore=task.drift_ignore,
             additional_managed_types=task.additional_managed_types,
             observer=self.writes,
