@@ -26,10 +26,14 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import utc_
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import apply_waves, delete_waves
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext, Observer
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import EngineError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.health_rules import (
+    parse_health_rules,
+    rules_analyzer,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem, TypeInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import Markers
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import Defaults
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.readiness import analyze
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import Defaults, StatusHints
 
 
 class Reconciler:
@@ -47,9 +51,14 @@ class Reconciler:
         additional_managed_types: Sequence[Mapping[str, Any]] = (),
         observer: Optional[Observer] = None,
         clock: Callable[[], datetime.datetime] = utc_now,
+        health_rules: Sequence[Mapping[str, Any]] = (),
+        reclaimed_managers: Optional[Sequence[str]] = None,
     ) -> None:
         """``policies``: ``adoption``, ``update``, ``delete``, ``missing_namespaces`` ("" = the default, C15);
-        ``additional_managed_types``: ``{group, version, kind}`` patterns (C16)."""
+        ``additional_managed_types``: ``{group, version, kind}`` patterns (C16); ``health_rules``: readiness per
+        group/kind (``health_rules.parse_health_rules``, kstatus for the others); ``reclaimed_managers``: prefixes
+        of the field managers whose fields ssa-override takes over (None = ``kubectl``). Raises ValidationError
+        for a rule that does not parse, before any call."""
         chosen = dict(policies or {})
         defaults = Defaults(
             adoption_policy=chosen.get("adoption") or "",
@@ -72,7 +81,10 @@ class Reconciler:
             defaults=defaults,
             additional_managed_types=types,
             clock=clock,
+            analyzer=rules_analyzer(parse_health_rules(health_rules)),
         )
+        if reclaimed_managers is not None:
+            self.ctx.reclaimed_managers = list(reclaimed_managers)
         if observer is not None:
             self.ctx.observer = observer
 
@@ -113,7 +125,10 @@ class Reconciler:
         live = self.api.get(res, item.namespace, item.name)
         if live is None:
             return "does not exist yet" if item.phase != c.PHASE_DELETING else "deleted"
-        status, message = analyze(live)
+        try:
+            status, message = self.ctx.analyzer(live, StatusHints())
+        except EngineError as exc:  # a health rule's failed check
+            return str(exc)
         return f"{status}: {message}"
 
     def now(self) -> datetime.datetime:
