@@ -14,11 +14,11 @@ _CONFLICT_WITH = re.compile(r'conflict with "([^"]*)"')
 
 
 def apply_conflicts(status_body: Mapping[str, Any]) -> List[Tuple[str, str]]:
-    """(manager, field) pairs of a server-side apply 409 (``details.causes`` of type FieldManagerConflict); empty
+    """(manager, field) pairs of a server-side apply 409 (``details.causes`` with reason FieldManagerConflict); empty
     when the 409 is no field-manager conflict (a resourceVersion precondition, a webhook's own 409)."""
     found: List[Tuple[str, str]] = []
     for cause in (status_body.get("details") or {}).get("causes") or []:
-        if not isinstance(cause, Mapping) or cause.get("type") != "FieldManagerConflict":
+        if not isinstance(cause, Mapping) or "FieldManagerConflict" not in (cause.get("reason"), cause.get("type")):
             continue
         match = _CONFLICT_WITH.search(str(cause.get("message", "")))
         found.append((match.group(1) if match else str(cause.get("message", "")), str(cause.get("field", ""))))

@@ -16,9 +16,11 @@ pytestmark = pytest.mark.cluster
 
 
 def record_state(kubectl, namespace: str, name: str) -> Dict[str, Any]:
-    """The component's status as its record in the cluster holds it."""
+    """The component's status and inventory as its record in the cluster holds them."""
     record = kubectl.json("get", "configmap", f"cloud.nubes.component.{name}", "-n", namespace)
-    return json.loads(record["data"]["status"])
+    status = json.loads(record["data"]["status"])
+    status["inventory"] = json.loads(record["data"].get("inventory") or "[]")
+    return status
 
 
 @pytest.mark.parametrize(

@@ -72,12 +72,20 @@ def test_apply_conflicts_name_the_manager_and_the_option() -> None:
         conflict_message,
     )
 
-    body = {
+    body = {  # the apiserver's Status of a conflicting apply
         "reason": "Conflict",
         "details": {
             "causes": [
-                {"type": "FieldManagerConflict", "message": 'conflict with "flux-helper" using v1', "field": ".data.a"},
-                {"type": "FieldManagerConflict", "message": 'conflict with "flux-helper" using v1', "field": ".data.b"},
+                {
+                    "reason": "FieldManagerConflict",
+                    "message": 'conflict with "flux-helper" using v1',
+                    "field": ".data.a",
+                },
+                {
+                    "reason": "FieldManagerConflict",
+                    "message": 'conflict with "flux-helper" using v1',
+                    "field": ".data.b",
+                },
             ]
         },
     }
