@@ -323,9 +323,9 @@ options:
         failed when its O(health_rules[].failed) check passes; a failed object fails the task at once, naming the
         object and what its status says. While C(status.observedGeneration) is behind C(metadata.generation) the
         object is not ready.
-      - Each check is either a condition, C({condition: Ready, status: "True"}) (C(status) defaults to C("True"),
+      - 'Each check is either a condition, C({condition: Ready, status: "True"}) (C(status) defaults to C("True"),
         C(reason) is optional), or a field given as a JSON pointer with the value it must have,
-        C({field: /status/phase, value: Running}).
+        C({field: /status/phase, value: Running}).'
       - A rule that does not parse fails the task before any write.
       - Default none, or C(healthRules) of O(spec) with O(spec_configuration=true).
     type: list

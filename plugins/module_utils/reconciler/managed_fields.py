@@ -9,6 +9,26 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 RECLAIMED_MANAGER_PREFIXES = ("kubectl",)
+# The manager the apiserver derives from this collection's User-Agent when a write names none (kube/client.py): the
+# collection's own writes (a namespace the missing-namespaces policy created, a record) never count as foreign.
+OWN_CLIENT_MANAGER = "nubes.cloud"
+
+
+def foreign_managers(
+    managed_fields: Sequence[Mapping[str, Any]], manager: str, reclaim_prefixes: Sequence[str]
+) -> List[str]:
+    """Issue 25: the managers of an object that may hold a field we set and are neither us, this collection's client,
+    nor reclaimed (status subresource entries never overlap an apply of the object)."""
+    found: List[str] = []
+    for entry in managed_fields:
+        name = str(entry.get("manager", ""))
+        if entry.get("subresource") == "status" or name == manager or name.startswith(OWN_CLIENT_MANAGER):
+            continue
+        if not any(name.startswith(prefix) for prefix in reclaim_prefixes) and name not in found:
+            found.append(name)
+    return found
+
+
 RECLAIM_OPTION = "reclaim_field_managers"
 _CONFLICT_WITH = re.compile(r'conflict with "([^"]*)"')
 

@@ -15,6 +15,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors impo
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import (
     apply_conflicts,
     conflict_message,
+    foreign_managers,
     takeover_managed_fields,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.normalize import split_api_version
@@ -107,10 +108,11 @@ def update(
                 {"op": "replace", "path": "/metadata/managedFields", "value": new_fields},
             ],
         )
-    # Issue 25, the conflict policy (C15 ssa-override): once the reclaimed managers' fields are folded into ours, the
-    # apply is not forced, so a field another manager holds is a conflict that names it, not a silent takeover.
-    # ssa-merge keeps component-operator-runtime's forced apply (it reclaims nothing and takes what it sets).
-    force = update_policy != c.UPDATE_SSA_OVERRIDE
+    # Issue 25, the conflict policy (C15 ssa-override): once the reclaimed managers' fields are folded into ours, an
+    # object that another manager also writes is applied without force, so a field that manager holds is a conflict
+    # that names it, not a silent takeover. ssa-merge keeps component-operator-runtime's forced apply.
+    foreign = foreign_managers(live_meta.get("managedFields") or [], ctx.markers.field_manager, prefixes)
+    force = update_policy != c.UPDATE_SSA_OVERRIDE or not foreign
     try:
         return api.server_side_apply(res, namespace, name, body, ctx.markers.field_manager, force=force)
     except Conflict as exc:

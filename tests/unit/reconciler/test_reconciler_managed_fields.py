@@ -95,3 +95,20 @@ def test_apply_conflicts_name_the_manager_and_the_option() -> None:
     assert "field manager 'flux-helper' holds .data.a, .data.b" in message
     assert "add 'flux-helper' (or a prefix of it) to reclaim_field_managers" in message
     assert apply_conflicts({"reason": "Conflict", "message": "the object has been modified"}) == []
+
+
+def test_foreign_managers_leave_out_us_our_client_reclaimed_and_status() -> None:
+    """C15, issue 25: only a manager that is not us, this collection's client or reclaimed can make an apply
+    conflict; a status subresource entry never does."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import foreign_managers
+
+    fields = [
+        entry(R, "Apply", {}),
+        entry("nubes.cloud", "Update", {}),
+        entry("kubectl-edit", "Update", {}),
+        entry("some-controller", "Update", {}, subresource="status"),
+        entry("kube-controller-manager", "Update", {}, subresource="scale"),
+        entry("ops-bot", "Update", {}),
+    ]
+    assert foreign_managers(fields, R, ["kubectl"]) == ["kube-controller-manager", "ops-bot"]
+    assert foreign_managers(fields, R, ["kubectl", "ops-", "kube-"]) == []
