@@ -80,7 +80,7 @@ def test_components_apply_in_dependency_order_each_after_its_dependencies_ready(
         assert exists(kubectl, ns, "db-conf")
         assert not exists(kubectl, ns, "api-conf") and not exists(kubectl, ns, "web-conf")
         set_conditions(kubectl, ns, "certificates.cert-manager.io/gate", [{"type": "Ready", "status": "True"}])
-        output, _ = proc.communicate(timeout=PLAYBOOK_TIMEOUT_SECONDS)
+        output = proc.communicate(timeout=PLAYBOOK_TIMEOUT_SECONDS)[0]
     finally:
         if proc.poll() is None:
             proc.kill()
