@@ -83,7 +83,8 @@ options:
         C(SsaMerge), C(SsaOverride)); C(deletePolicy) (C(Delete), C(Orphan), C(OrphanOnApply), C(OrphanOnDelete));
         C(missingNamespacesPolicy) (C(DoNotCreate), C(Create)) (as O(policies)); C(additionalManagedTypes)
         (a list of C({group, kind}), as O(additional_managed_types)); C(serviceAccountName) (impersonate the user
-        C(system:serviceaccount:<namespace>:<serviceAccountName>), as O(impersonate.user))."
+        C(system:serviceaccount:<namespace>:<serviceAccountName>), as O(impersonate.user)); C(healthRules) (as
+        O(health_rules)); C(reclaimFieldManagers) (as O(reclaim_field_managers))."
       - An empty string means the default. A value of the wrong type or outside the listed values fails the task,
         naming the key.
       - Off by default because a spec may use keys such as C(name) or C(namespace) for its own parameters.
@@ -315,6 +316,46 @@ options:
         description: Kind, or C(*).
         type: str
         required: true
+  health_rules:
+    description:
+      - Readiness rules for custom resources, per API group and kind, in place of kstatus (the default for every
+        other object). An object of the rule's kind is ready when its O(health_rules[].ready) check passes, and
+        failed when its O(health_rules[].failed) check passes; a failed object fails the task at once, naming the
+        object and what its status says. While C(status.observedGeneration) is behind C(metadata.generation) the
+        object is not ready.
+      - 'Each check is either a condition, C({condition: Ready, status: "True"}) (C(status) defaults to C("True"),
+        C(reason) is optional), or a field given as a JSON pointer with the value it must have,
+        C({field: /status/phase, value: Running}).'
+      - A rule that does not parse fails the task before any write.
+      - Default none, or C(healthRules) of O(spec) with O(spec_configuration=true).
+    type: list
+    elements: dict
+    suboptions:
+      group:
+        description: API group (C("") for the core group).
+        type: str
+        default: ''
+      kind:
+        description: Kind, for example C(Certificate).
+        type: str
+        required: true
+      ready:
+        description: The check that makes the object ready.
+        type: dict
+        required: true
+      failed:
+        description: The check that makes the object failed (optional).
+        type: dict
+  reclaim_field_managers:
+    description:
+      - The conflict policy of O(policies.update=ssa-override). Fields owned by field managers whose name starts
+        with one of these prefixes are taken over by the component (and removed when it no longer sets them).
+      - Any other manager that holds a field the component sets is a conflict; the task fails, naming the manager
+        and the field, and the fix is to add that manager (or a prefix of it) here.
+      - Default V([kubectl]) (fields of C(kubectl apply --server-side), C(kubectl edit), C(kubectl scale), ...),
+        or C(reclaimFieldManagers) of O(spec) with O(spec_configuration=true).
+    type: list
+    elements: str
   timeout:
     description:
       - Seconds to wait until all objects are ready (or deleted). Past it the task fails with state V(Error) and
@@ -598,6 +639,8 @@ try:
         sensitive_values,
     )
     from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import KubeConfigError
+    from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
+    from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.health_rules import parse_health_rules
 
     IMPORT_ERROR = None
 except ImportError:
@@ -673,6 +716,17 @@ ARGUMENT_SPEC = dict(
             kind=dict(type="str", required=True),
         ),
     ),
+    health_rules=dict(
+        type="list",
+        elements="dict",
+        options=dict(
+            group=dict(type="str", default=""),
+            kind=dict(type="str", required=True),
+            ready=dict(type="dict", required=True),
+            failed=dict(type="dict"),
+        ),
+    ),
+    reclaim_field_managers=dict(type="list", elements="str", no_log=False),
     timeout=dict(type="int"),
     reapply_interval=dict(type="int"),
     drift_detection=dict(
@@ -717,6 +771,12 @@ def build_task(module):
         if (params[key] or 0) < 0:
             raise ComponentError(f"{key} must be a number of seconds (0 or unset: the default)")
     options = merge_spec_configuration(params, params["spec"] or {})  # C9: the task's options win over the spec
+    try:  # issue 25: a health rule that does not parse fails before any API call
+        parse_health_rules(options["health_rules"])
+    except ValidationError as exc:
+        raise ComponentError(f"invalid health rule: {exc}") from None
+    if not all(options["reclaim_field_managers"]):
+        raise ComponentError("reclaim_field_managers: an empty name would reclaim every manager's fields; list names")
     placement = options["placement"]
     files, kind = params["templates"], params["source_kind"]
     present = params["state"] == "present"
@@ -774,6 +834,8 @@ def build_task(module):
         suspend=options["suspend"],
         policies=options["policies"],
         additional_managed_types=options["additional_managed_types"],
+        health_rules=options["health_rules"],
+        reclaim_field_managers=options["reclaim_field_managers"],
         timeout=float(options["timeout"]),  # C14: 0 (in the task or the spec) already became the default
         reapply_interval=float(options["reapply_interval"]),
         drift_mode=drift_options.get("mode") or "enabled",

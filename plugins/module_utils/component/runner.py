@@ -85,6 +85,8 @@ class ComponentTask:
     suspend: bool = False
     policies: Dict[str, str] = field(default_factory=dict)
     additional_managed_types: List[Dict[str, str]] = field(default_factory=list)
+    health_rules: List[Dict[str, Any]] = field(default_factory=list)
+    reclaim_field_managers: Optional[List[str]] = None
     timeout: float = 600.0
     reapply_interval: float = DEFAULT_REAPPLY_INTERVAL_SECONDS
     drift_mode: str = MODE_ENABLED  # issue 25: enabled, warn, disabled
@@ -216,6 +218,8 @@ class ComponentRun:
             drift_ignore=task.drift_ignore,
             additional_managed_types=task.additional_managed_types,
             observer=self.writes,
+            health_rules=task.health_rules,  # issue 25: readiness of custom resources per group/kind
+            reclaimed_managers=task.reclaim_field_managers,  # issue 25: the conflict policy (C15)
         )
 
     def result(self, changed: bool, **extra: Any) -> Dict[str, Any]:

@@ -6,7 +6,8 @@ With ``spec_configuration: true`` the keys of component-operator-runtime's embed
 top level of ``spec`` (reference 1.1): PlacementSpec ``namespace``, ``name``; SuspensionSpec ``suspend``;
 TimeoutSpec ``timeout``; ReapplySpec ``reapplyInterval``; PolicySpec ``adoptionPolicy``, ``updatePolicy``,
 ``deletePolicy``, ``missingNamespacesPolicy``; TypeSpec ``additionalManagedTypes``; ImpersonationSpec
-``serviceAccountName``. Each is used only where the task did not set the matching option. The spec itself is not
+``serviceAccountName``; and, beyond component-operator-runtime (issue 25), ``healthRules`` and
+``reclaimFieldManagers``. Each is used only where the task did not set the matching option. The spec itself is not
 changed: the templates still see these keys (C2).
 """
 
@@ -17,6 +18,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import SpecConfigurationError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import RECLAIMED_MANAGER_PREFIXES
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import parse_duration, to_kebab
 
 DEFAULT_TIMEOUT_SECONDS = 600
@@ -46,6 +48,8 @@ SPEC_KEYS = (
     "missingNamespacesPolicy",
     "additionalManagedTypes",
     "serviceAccountName",
+    "healthRules",
+    "reclaimFieldManagers",
 )
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
@@ -125,6 +129,26 @@ def _managed_types(spec: Mapping[str, Any]) -> Optional[List[Dict[str, str]]]:
     return types
 
 
+def _health_rules(spec: Mapping[str, Any]) -> Optional[List[Any]]:
+    """Issue 25: ``healthRules``, a list of rules (checked by ``health_rules.parse_health_rules``)."""
+    value = spec.get("healthRules")
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise _invalid("healthRules", value, "a list of {group, kind, ready, failed} rules")
+    return value
+
+
+def _managers(spec: Mapping[str, Any]) -> Optional[List[str]]:
+    """Issue 25: ``reclaimFieldManagers``, a list of field-manager name prefixes."""
+    value = spec.get("reclaimFieldManagers")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise _invalid("reclaimFieldManagers", value, "a list of field-manager names or prefixes such as kubectl")
+    return list(value)
+
+
 def _checked(key: str, value: Optional[str], pattern: re.Pattern[str], expected: str) -> Optional[str]:
     if value is not None and not pattern.match(value):
         raise _invalid(key, value, expected)
@@ -145,6 +169,8 @@ def read_spec_configuration(spec: Mapping[str, Any], component_namespace: str) -
         "timeout": lambda: _duration(spec, "timeout"),
         "reapply_interval": lambda: _duration(spec, "reapplyInterval"),
         "additional_managed_types": lambda: _managed_types(spec),
+        "health_rules": lambda: _health_rules(spec),
+        "reclaim_field_managers": lambda: _managers(spec),
     }
     for option, read in readers.items():
         value = read()
@@ -166,10 +192,12 @@ def merge_spec_configuration(task_options: Mapping[str, Any], spec: Mapping[str,
     """C9: effective configuration from the task's options (None = not given), the spec, then the defaults.
 
     ``task_options`` holds the module parameters ``namespace``, ``spec_configuration``, ``placement``, ``suspend``,
-    ``timeout``, ``reapply_interval``, ``policies``, ``additional_managed_types`` and ``impersonate``. The result
+    ``timeout``, ``reapply_interval``, ``policies``, ``additional_managed_types``, ``health_rules``,
+    ``reclaim_field_managers`` and ``impersonate``. The result
     has the same option keys with every value filled in: ``placement`` {namespace, name} ("" = the component's),
     ``suspend``, ``timeout`` and ``reapply_interval`` (seconds), ``policies`` (all four), ``additional_managed_types``
-    and ``impersonate`` {user, groups} (user "" = no impersonation). A setting given in the task always wins; the
+    ``health_rules`` ([] = kstatus only), ``reclaim_field_managers`` (default ``["kubectl"]``) and ``impersonate``
+    {user, groups} (user "" = no impersonation). A setting given in the task always wins; the
     spec is read only when ``spec_configuration`` is true.
     """
     from_spec: Dict[str, Any] = {}
@@ -203,6 +231,10 @@ def merge_spec_configuration(task_options: Mapping[str, Any], spec: Mapping[str,
         },
         "additional_managed_types": list(
             pick(task_options.get("additional_managed_types"), "additional_managed_types", [])
+        ),
+        "health_rules": list(pick(task_options.get("health_rules"), "health_rules", [])),
+        "reclaim_field_managers": list(
+            pick(task_options.get("reclaim_field_managers"), "reclaim_field_managers", list(RECLAIMED_MANAGER_PREFIXES))
         ),
         "impersonate": {"user": user, "groups": groups},
     }

@@ -29,6 +29,10 @@ class MissingNamespaceError(EngineError):
     """An object's namespace does not exist and the missing-namespaces policy forbids creating it."""
 
 
+class FieldConflictError(EngineError):
+    """A server-side apply conflict with a field manager the component does not reclaim (issue 25)."""
+
+
 class DeletionBlockedError(EngineError):
     """Instances of managed types (not owned by this component) exist."""
 

@@ -27,11 +27,14 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import appl
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext, Observer
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_ENABLED, MODES, parse_rules
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import EngineError, ValidationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.health_rules import (
+    parse_health_rules,
+    rules_analyzer,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem, TypeInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import Markers
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import Defaults
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.readiness import analyze
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import Defaults, StatusHints
 
 
 class Reconciler:
@@ -51,10 +54,15 @@ class Reconciler:
         clock: Callable[[], datetime.datetime] = utc_now,
         drift_mode: str = MODE_ENABLED,
         drift_ignore: Sequence[Mapping[str, Any]] = (),
+        health_rules: Sequence[Mapping[str, Any]] = (),
+        reclaimed_managers: Optional[Sequence[str]] = None,
     ) -> None:
         """``policies``: ``adoption``, ``update``, ``delete``, ``missing_namespaces`` ("" = the default, C15);
         ``additional_managed_types``: ``{group, version, kind}`` patterns (C16); ``drift_mode`` and
-        ``drift_ignore`` (``{paths, managers, target}`` rules): live drift on every step (issue 25)."""
+        ``drift_ignore`` (``{paths, managers, target}`` rules): live drift on every step (issue 25); ``health_rules``:
+        readiness per group/kind (``health_rules.parse_health_rules``, kstatus for the others);
+        ``reclaimed_managers``: prefixes of the field managers whose fields ssa-override takes over (None =
+        ``kubectl``). Raises ValidationError for a mode or a rule that does not parse, before any call."""
         if drift_mode not in MODES:
             raise ValidationError(f"invalid drift detection mode {drift_mode!r}; use one of: {', '.join(MODES)}")
         chosen = dict(policies or {})
@@ -81,7 +89,10 @@ class Reconciler:
             clock=clock,
             drift_mode=drift_mode,
             drift_ignore=parse_rules(drift_ignore),
+            analyzer=rules_analyzer(parse_health_rules(health_rules)),
         )
+        if reclaimed_managers is not None:
+            self.ctx.reclaimed_managers = list(reclaimed_managers)
         if observer is not None:
             self.ctx.observer = observer
 
@@ -122,7 +133,10 @@ class Reconciler:
         live = self.api.get(res, item.namespace, item.name)
         if live is None:
             return "does not exist yet" if item.phase != c.PHASE_DELETING else "deleted"
-        status, message = analyze(live)
+        try:
+            status, message = self.ctx.analyzer(live, StatusHints())
+        except EngineError as exc:  # a health rule's failed check
+            return str(exc)
         return f"{status}: {message}"
 
     def now(self) -> datetime.datetime:

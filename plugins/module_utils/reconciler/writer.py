@@ -8,11 +8,16 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import ResourceInfo
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError, Conflict
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import EngineError
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import takeover_managed_fields
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import EngineError, FieldConflictError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import (
+    apply_conflicts,
+    conflict_message,
+    foreign_managers,
+    takeover_managed_fields,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.normalize import split_api_version
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ordering import API_SERVICE, CRD
 
@@ -103,7 +108,19 @@ def update(
                 {"op": "replace", "path": "/metadata/managedFields", "value": new_fields},
             ],
         )
-    return api.server_side_apply(res, namespace, name, body, ctx.markers.field_manager, force=True)
+    # Issue 25, the conflict policy (C15 ssa-override): once the reclaimed managers' fields are folded into ours, an
+    # object that another manager also writes is applied without force, so a field that manager holds is a conflict
+    # that names it, not a silent takeover. ssa-merge keeps component-operator-runtime's forced apply.
+    foreign = foreign_managers(live_meta.get("managedFields") or [], ctx.markers.field_manager, prefixes)
+    force = update_policy != c.UPDATE_SSA_OVERRIDE or not foreign
+    try:
+        return api.server_side_apply(res, namespace, name, body, ctx.markers.field_manager, force=force)
+    except Conflict as exc:
+        conflicts = apply_conflicts(exc.body)
+        if not conflicts:
+            raise
+        what = f"{body.get('kind')} {namespace + '/' if namespace else ''}{name}"
+        raise FieldConflictError(conflict_message(what, conflicts)) from None
 
 
 def delete(api: KubeApi, res: ResourceInfo, live: Mapping[str, Any]) -> None:

@@ -78,18 +78,7 @@ class Ansible:
         playbook = [{"hosts": "localhost", "gather_facts": False, "tasks": play_tasks}]
         path = self.workdir / f"playbook-{self.runs}.yml"
         path.write_text(yaml.safe_dump(playbook, sort_keys=False), encoding="utf-8")
-        env = dict(os.environ)
-        env.update(
-            {
-                "ANSIBLE_COLLECTIONS_PATH": str(REPO / ".collections"),
-                "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
-                "ANSIBLE_LOCALHOST_WARNING": "false",
-                "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
-                "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
-                "KUBECONFIG": self.kubeconfig,
-            }
-        )
-        env.update(extra_env or {})
+        env = self.environment(extra_env)
         argv = [str(ANSIBLE_PLAYBOOK), str(path)]
         if check:
             argv.append("--check")
@@ -113,6 +102,47 @@ class Ansible:
             )
         results = json.loads(out_file.read_text(encoding="utf-8"))
         return PlaybookRun(proc, results)
+
+    def environment(self, extra_env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+        """The environment of an ansible-playbook run against the test cluster."""
+        env = dict(os.environ)
+        env.update(
+            {
+                "ANSIBLE_COLLECTIONS_PATH": str(REPO / ".collections"),
+                "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
+                "ANSIBLE_LOCALHOST_WARNING": "false",
+                "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
+                "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
+                "KUBECONFIG": self.kubeconfig,
+            }
+        )
+        env.update(extra_env or {})
+        return env
+
+    def role_command(self, role_vars: Dict[str, Any]) -> List[str]:
+        """Write a playbook that runs the nubes.cloud.component role with ``role_vars``; return its argv (the role
+        fails the play on an error, so the caller reads the exit code and the output)."""
+        self.runs += 1
+        play = {
+            "hosts": "localhost",
+            "gather_facts": False,
+            "tasks": [{"ansible.builtin.include_role": {"name": "nubes.cloud.component"}, "vars": role_vars}],
+        }
+        path = self.workdir / f"role-playbook-{self.runs}.yml"
+        path.write_text(yaml.safe_dump([play], sort_keys=False), encoding="utf-8")
+        return [str(ANSIBLE_PLAYBOOK), str(path)]
+
+    def run_role(self, role_vars: Dict[str, Any]) -> subprocess.CompletedProcess[str]:
+        """Run the role once and wait for it."""
+        return subprocess.run(
+            self.role_command(role_vars),
+            cwd=self.workdir,
+            env=self.environment(),
+            capture_output=True,
+            text=True,
+            timeout=PLAYBOOK_TIMEOUT_SECONDS,
+            check=False,
+        )
 
 
 def component(namespace: str, name: str, **options: Any) -> Dict[str, Any]:

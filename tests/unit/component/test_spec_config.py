@@ -23,8 +23,11 @@ DEFAULTS: Dict[str, Any] = {
         "missing_namespaces": "create",
     },
     "additional_managed_types": [],
+    "health_rules": [],
+    "reclaim_field_managers": ["kubectl"],
     "impersonate": {"user": "", "groups": []},
 }
+RULE = {"group": "cert-manager.io", "kind": "Certificate", "ready": {"condition": "Ready"}}
 
 FULL_SPEC: Dict[str, Any] = {
     "namespace": "target",
@@ -38,6 +41,8 @@ FULL_SPEC: Dict[str, Any] = {
     "missingNamespacesPolicy": "DoNotCreate",
     "additionalManagedTypes": [{"group": "example.com", "kind": "Widget"}],
     "serviceAccountName": "deployer",
+    "healthRules": [RULE],
+    "reclaimFieldManagers": ["kubectl", "ops-bot"],
     "replicas": 3,
 }
 
@@ -53,6 +58,8 @@ def task(**options: Any) -> Dict[str, Any]:
         "reapply_interval": None,
         "policies": None,
         "additional_managed_types": None,
+        "health_rules": None,
+        "reclaim_field_managers": None,
         "impersonate": None,
     }
     params.update(options)
@@ -84,6 +91,8 @@ def test_spec_sets_every_recognised_key() -> None:
             "missing_namespaces": "do-not-create",
         },
         "additional_managed_types": [{"group": "example.com", "version": "*", "kind": "Widget"}],
+        "health_rules": [RULE],  # issue 25
+        "reclaim_field_managers": ["kubectl", "ops-bot"],  # issue 25
         "impersonate": {"user": "system:serviceaccount:apps:deployer", "groups": []},
     }
 
@@ -170,6 +179,9 @@ def test_spec_is_not_modified() -> None:
         ({"additionalManagedTypes": {"group": "x"}}, "spec.additionalManagedTypes", "a list of {group, kind}"),
         ({"additionalManagedTypes": [{"group": "x"}]}, "spec.additionalManagedTypes", "a list of {group, kind}"),
         ({"serviceAccountName": "Bad Name"}, "spec.serviceAccountName", "service account name"),
+        ({"healthRules": RULE}, "spec.healthRules", "a list of {group, kind, ready, failed} rules"),
+        ({"reclaimFieldManagers": "kubectl"}, "spec.reclaimFieldManagers", "a list of field-manager names"),
+        ({"reclaimFieldManagers": [""]}, "spec.reclaimFieldManagers", "a list of field-manager names"),
     ],
 )
 def test_invalid_spec_value_fails_naming_key_and_allowed_values(spec: Dict[str, Any], key: str, hint: str) -> None:

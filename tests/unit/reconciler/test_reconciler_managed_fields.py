@@ -63,3 +63,52 @@ def test_merge_reclaims_only_own_updates() -> None:
     assert [e["manager"] for e in result] == ["kubectl", R]
     assert result[-1]["operation"] == "Apply"
     assert result[-1]["fieldsV1"] == {"f:data": {"f:old": {}}}
+
+
+def test_apply_conflicts_name_the_manager_and_the_option() -> None:
+    """C15, issue 25: a server-side apply 409 gives (manager, field) pairs; the error names both and the option."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import (
+        apply_conflicts,
+        conflict_message,
+    )
+
+    body = {  # the apiserver's Status of a conflicting apply
+        "reason": "Conflict",
+        "details": {
+            "causes": [
+                {
+                    "reason": "FieldManagerConflict",
+                    "message": 'conflict with "flux-helper" using v1',
+                    "field": ".data.a",
+                },
+                {
+                    "reason": "FieldManagerConflict",
+                    "message": 'conflict with "flux-helper" using v1',
+                    "field": ".data.b",
+                },
+            ]
+        },
+    }
+    conflicts = apply_conflicts(body)
+    assert conflicts == [("flux-helper", ".data.a"), ("flux-helper", ".data.b")]
+    message = conflict_message("ConfigMap n/x", conflicts)
+    assert "field manager 'flux-helper' holds .data.a, .data.b" in message
+    assert "add 'flux-helper' (or a prefix of it) to reclaim_field_managers" in message
+    assert apply_conflicts({"reason": "Conflict", "message": "the object has been modified"}) == []
+
+
+def test_foreign_managers_leave_out_us_our_client_reclaimed_and_status() -> None:
+    """C15, issue 25: only a manager that is not us, this collection's client or reclaimed can make an apply
+    conflict; a status subresource entry never does."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import foreign_managers
+
+    fields = [
+        entry(R, "Apply", {}),
+        entry("nubes.cloud", "Update", {}),
+        entry("kubectl-edit", "Update", {}),
+        entry("some-controller", "Update", {}, subresource="status"),
+        entry("kube-controller-manager", "Update", {}, subresource="scale"),
+        entry("ops-bot", "Update", {}),
+    ]
+    assert foreign_managers(fields, R, ["kubectl"]) == ["kube-controller-manager", "ops-bot"]
+    assert foreign_managers(fields, R, ["kubectl", "ops-", "kube-"]) == []
