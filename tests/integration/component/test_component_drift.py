@@ -77,10 +77,11 @@ def test_drift_is_corrected_by_the_next_run(ansible: Ansible, kubectl, kube_name
 
 def test_warn_mode_reports_drift_and_writes_nothing(ansible: Ansible, kubectl, kube_namespace: str) -> None:
     """Issue 25: drift_detection mode warn reports the drifted object (``drift``, a warning, the live before and
-    the declared after in the diff) and writes nothing: the scaled Deployment keeps 5 replicas."""
+    the declared after in the diff) and writes nothing: the scaled Deployment keeps 5 replicas and its generation
+    (the deployment controller's status writes move the resourceVersion, never the generation)."""
     ansible.run([_web(ansible, kube_namespace)])
     kubectl("scale", "deployment", "web", "--replicas=5", "-n", kube_namespace)
-    version = kubectl.json("get", "deployment", "web", "-n", kube_namespace)["metadata"]["resourceVersion"]
+    generation = kubectl.json("get", "deployment", "web", "-n", kube_namespace)["metadata"]["generation"]
     run = ansible.run([_web(ansible, kube_namespace, drift_detection={"mode": "warn"})], diff=True)
     result = run[0]
     assert not result.get("failed"), result.get("msg")
@@ -91,7 +92,7 @@ def test_warn_mode_reports_drift_and_writes_nothing(ansible: Ansible, kubectl, k
     assert result["diff"]["before"][ref]["spec"]["replicas"] == 5
     assert result["diff"]["after"][ref]["spec"]["replicas"] == 1
     live = kubectl.json("get", "deployment", "web", "-n", kube_namespace)
-    assert live["spec"]["replicas"] == 5 and live["metadata"]["resourceVersion"] == version
+    assert live["spec"]["replicas"] == 5 and live["metadata"]["generation"] == generation
 
 
 IGNORED_DEPLOYMENT = """apiVersion: apps/v1
@@ -183,8 +184,9 @@ def test_diff_hides_internal_annotations(ansible: Ansible, kube_namespace: str) 
 
 def test_fields_of_an_ignored_manager_are_never_reverted(ansible: Ansible, kubectl, kube_namespace: str) -> None:
     """Issue 25: fields owned by a field manager named in ``drift_detection.ignore[].managers`` (an autoscaler's
-    replicas, written here by kubectl as ``autoscaler-sim``) are never reverted; the same change by another
-    manager is corrected."""
+    replicas, written here by kubectl as ``autoscaler-sim``) are never reverted. Without the rule the field is drift,
+    and since its manager is not in ``reclaim_field_managers`` (the conflict policy) the task names the manager and
+    the option and writes nothing; with the manager listed there, the drift is corrected."""
     rule = {"ignore": [{"managers": ["autoscaler-sim"]}]}
     ansible.run([_web(ansible, kube_namespace, drift_detection=rule)])
     patch = '{"spec":{"replicas":4}}'
@@ -193,6 +195,12 @@ def test_fields_of_an_ignored_manager_are_never_reverted(ansible: Ansible, kubec
     assert not kept.get("failed"), kept.get("msg")
     assert kept["changed"] is False and kept["drift"] == []
     assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 4
-    corrected = ansible.run([_web(ansible, kube_namespace)])[0]  # no rule: the same field is drift
+    refused = ansible.run([_web(ansible, kube_namespace)])[0]  # no rule: drift, in a field another manager holds
+    assert refused.get("failed") is True, refused
+    assert "'autoscaler-sim' holds .spec.replicas" in refused["msg"] and "reclaim_field_managers" in refused["msg"]
+    assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 4
+    reclaim = ["kubectl", "autoscaler-sim"]
+    corrected = ansible.run([_web(ansible, kube_namespace, reclaim_field_managers=reclaim)])[0]
+    assert not corrected.get("failed"), corrected.get("msg")
     assert corrected["changed"] is True and corrected["drift"] == [f"Deployment.apps {kube_namespace}/web"]
     assert kubectl.json("get", "deployment", "web", "-n", kube_namespace)["spec"]["replicas"] == 1
