@@ -32,8 +32,12 @@ def test_the_exit_code_is_the_checks_also_after_the_build_ended(last_check: str,
 
 
 def test_a_build_still_running_at_the_end_is_stopped() -> None:
-    """A build still running when the run ends (the run failed early) is stopped with its children."""
-    script = "set -euo pipefail\n(sleep 30; echo late) &\nbuild_pid=$!\n" + stop_background_build_source() + "true\n"
+    """A build still running when the run ends (the run failed early) is stopped with its children. The script
+    first waits (bounded) until the build has its child, as a build that runs for minutes has: before that, the
+    subshell may not have forked it yet, and a child forked after the trap would outlive it."""
+    started = 'for _ in $(seq 100); do pgrep -P "$build_pid" >/dev/null && break; sleep 0.05; done\n'
+    script = "set -euo pipefail\n(sleep 30; echo late) &\nbuild_pid=$!\n" + started
+    script += stop_background_build_source() + "true\n"
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=False, timeout=10)
     assert proc.returncode == 0, proc.stderr
     assert "late" not in proc.stdout
