@@ -388,7 +388,12 @@ class InstanceTask(Task):
         try:
             uid = placeholder.post()
         except OutcomeUnknownError as exc:
-            uid = placeholder.read_back(exc, requested_at)  # the record keeps the request if none is found
+            try:
+                uid = placeholder.read_back(exc, requested_at)  # the record keeps the request if none is found
+            except NubesError:
+                # read to the end of the request's outcome window: a re-run need not wait for it again
+                self.store({**(self.record or {}), "window_passed": True})
+                raise
         except NubesError:
             self.store(prior)  # refused: nothing was made
             raise

@@ -72,6 +72,8 @@ class Placeholder:
         requested_at = record.get("requested_at")
         if record.get("status") != STATUS_CREATE_REQUESTED or not isinstance(requested_at, (int, float)):
             return []
+        if record.get("window_passed"):
+            return []  # the run that sent it read until its window ended (a crash leaves no such mark)
         until = requested_at + write_outcome.window(self.api.client.config.timeout, answered=False)
         if until <= time.time():
             return []

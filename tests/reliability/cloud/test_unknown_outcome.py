@@ -93,7 +93,9 @@ def test_a_500_on_a_create_the_api_dropped_says_what_the_next_run_does(
     assert "nothing was created" not in result["msg"]
     assert "has appeared in the" in result["msg"] and "next run adopts" in result["msg"], result["msg"]
     assert live_instances(emu, DUMMY_ID, [name]) == []
-    assert state_records(fleet.state_path, "dummy")[name]["status"] == "create_requested"
+    record = state_records(fleet.state_path, "dummy")[name]
+    # the request is kept, marked as read to the end of its window, so the next run posts without waiting again
+    assert record["status"] == "create_requested" and record["window_passed"] is True
     rerun = fleet.run([dummy(name)]).last()["r0"]
     assert rerun.get("failed") is not True, rerun.get("msg")
     assert len(live_instances(emu, DUMMY_ID, [name])) == 1
