@@ -179,15 +179,18 @@ def test_each_parameter_changed_alone_and_out_of_band(
     assert not off, f"{module}: the live params differ from the last task: {off}"
 
 
-def platform_change_task(emu: EmulatorServer, create_index: int, params: dict[str, Any]) -> dict[str, Any]:
-    """The platform changes a live param itself (the emulator's admin call), between two runs of the task."""
+def platform_change_task(
+    emu: EmulatorServer, create_index: int, params: dict[str, Any], body: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The platform changes a live param itself (the emulator's admin call), between two runs of the task; `body`
+    replaces the default `{params}` (e.g. a sub-resource entry's change)."""
     return {
         "name": f"out of band: {', '.join(params)}",
         "ansible.builtin.uri": {
             "url": f"{emu.admin_url}/instances/{{{{ r{create_index}.instance_uid }}}}/platform-change",
             "method": "POST",
             "body_format": "json",
-            "body": {"params": params},
+            "body": body if body is not None else {"params": params},
         },
         "check_mode": False,
     }

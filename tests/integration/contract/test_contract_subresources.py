@@ -21,7 +21,13 @@ from tests.integration.contract.subresource_plan import (
     sub_contract,
     subresource_modules,
 )
-from tests.integration.contract.test_contract import is_marker, marker_task, resolved, same_value
+from tests.integration.contract.test_contract import (
+    is_marker,
+    marker_task,
+    platform_change_task,
+    resolved,
+    same_value,
+)
 from tests.integration.modules.playbook import PlaybookRunner, create_raw_instance, write_calls
 
 
@@ -124,16 +130,8 @@ def test_each_parameter_changed_alone_corrected_out_of_band_then_removed(
 
 def entry_change_task(emu: EmulatorServer, contract: SubContract, params: dict[str, Any]) -> dict[str, Any]:
     """The entry changed by hand (a DBA's ALTER ROLE), with no operation: the emulator's platform change."""
-    return {
-        "name": f"out of band: {', '.join(params)}",
-        "ansible.builtin.uri": {
-            "url": f"{emu.admin_url}/instances/{{{{ r{contract.parent_index}.instance_uid }}}}/platform-change",
-            "method": "POST",
-            "body_format": "json",
-            "body": {"subresource": {"name": contract.sub, "key": contract.key, "params": params}},
-        },
-        "check_mode": False,
-    }
+    body = {"subresource": {"name": contract.sub, "key": contract.key, "params": params}}
+    return platform_change_task(emu, contract.parent_index, params, body)
 
 
 def parent_probe_task(emu: EmulatorServer, contract: SubContract) -> dict[str, Any]:
