@@ -34,7 +34,7 @@ def main() -> int:
         start = time.perf_counter()
         specs = pipeline.load_specs(workspace)
         loaded = time.perf_counter()
-        files = len(render_all(specs, workspace.read(README_PATH), requires_ansible=workspace.requires_ansible()))
+        files = len(render_all(specs, workspace.read(README_PATH), **pipeline.render_inputs(workspace)))
         rendered = time.perf_counter()
         report = pipeline.check(workspace)
         checked = time.perf_counter()

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.options import example_value, option_doc, option_spec
+from generator.english import ServiceTexts
+from generator.examples import ExampleContext, info_examples, instance_examples, subresource_examples
+from generator.options import option_doc, option_spec
 
 VERSION_ADDED = "1.0.0"
 AUTHOR = "nubes.cloud generator (@nubes-cloud)"
@@ -30,6 +32,7 @@ class ModuleModel:
     examples: list[dict[str, Any]]
     returns: dict[str, Any]
     params: list[dict[str, Any]]
+    texts: ServiceTexts  # the English texts of the service (config/english.yml, issue 27)
 
 
 def _opt(spec: dict[str, Any], doc_lines: list[str], **extra: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -208,14 +211,14 @@ def _attributes(diff: bool) -> dict[str, Any]:
     }
 
 
-def _outputs_lines(spec: dict[str, Any]) -> list[str]:
-    """One description line per output. Codes may be dotted paths, so they are keys of a flat dict read as
-    C(outputs['internalConnect.master']), not documented sub-keys (validate-modules bad-return-value-key)."""
+def _outputs_lines(spec: dict[str, Any], texts: ServiceTexts) -> list[str]:
+    """One description line per output, in English (config/english.yml, issue 27). Codes may be dotted paths, so
+    they are keys of a flat dict read as C(outputs['internalConnect.master']), not documented sub-keys
+    (validate-modules bad-return-value-key)."""
     lines = []
     for out in spec["outputs"]:
         note = " Secret: returned only with O(return_secrets=true)." if out["secret"] else ""
-        man = out["man"].strip()
-        lines.append(f"C({out['code']}) ({out['type']}): {man}{note}".rstrip())
+        lines.append(f"C({out['code']}) ({out['type']}): {texts.output(out['code'])}{note}")
     return lines
 
 
@@ -226,7 +229,7 @@ _WAIT_FALSE_OUTPUTS = (
 _WAIT_FALSE_STATUS = " With O(wait=false), as read right after the operation was started (for example V(creating))."
 
 
-def _instance_return(spec: dict[str, Any], starts_operations: bool = True) -> dict[str, Any]:
+def _instance_return(spec: dict[str, Any], texts: ServiceTexts, starts_operations: bool = True) -> dict[str, Any]:
     """`instance` of the result; `starts_operations`: the module runs operations (wait=false notes), not info."""
     outputs: dict[str, Any] = {
         "description": [
@@ -234,7 +237,7 @@ def _instance_return(spec: dict[str, Any], starts_operations: bool = True) -> di
             + (" unless O(return_secrets=true)." if any(o["secret"] for o in spec["outputs"]) else "."),
             *([_WAIT_FALSE_OUTPUTS] if starts_operations else []),
             "Read a dotted code with brackets, for example C(result.outputs['vault.url']).",
-            *_outputs_lines(spec),
+            *_outputs_lines(spec, texts),
         ],
         "returned": "always",
         "type": "dict",
@@ -321,9 +324,11 @@ _DIAGNOSTICS_RETURN = {
 }
 
 
-def _top_level_instance_returns(spec: dict[str, Any], returned: str, starts_operations: bool = True) -> dict[str, Any]:
+def _top_level_instance_returns(
+    spec: dict[str, Any], texts: ServiceTexts, returned: str, starts_operations: bool = True
+) -> dict[str, Any]:
     """The instance's main fields repeated at the top level of the result (as the core returns them)."""
-    outputs = dict(_instance_return(spec, starts_operations)["contains"]["outputs"])
+    outputs = dict(_instance_return(spec, texts, starts_operations)["contains"]["outputs"])
     outputs["returned"] = returned
     return {
         "instance_uid": {"description": "UUID of the instance.", "returned": returned, "type": "str"},
@@ -350,6 +355,8 @@ def _base_doc(module: str, short: str, description: list[str], options: dict[str
         "options": options,
         "notes": [
             "Generated from the deck-api catalogue; see the resource and MAN pages under C(docs/) of the collection.",
+            "The catalogue's own labels and manuals are in Russian: the resource page names each option's API label,"
+            " and the MAN page has the manuals as the API gives them.",
         ],
         "seealso": [],
     }
@@ -390,6 +397,7 @@ def _module_options(
     lifecycle: list[tuple[str, dict[str, Any], dict[str, Any]]],
     params: list[dict[str, Any]],
     registry: dict[int, str],
+    texts: ServiceTexts,
     what: str,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     argument_spec: dict[str, Any] = {}
@@ -398,16 +406,13 @@ def _module_options(
         argument_spec[name], docs[name] = spec, doc
     for param in params:
         argument_spec[param["option"]] = option_spec(param)
-        docs[param["option"]] = option_doc(param, registry, what)
+        docs[param["option"]] = option_doc(param, registry, texts, what)
     return argument_spec, docs
 
 
-def _required_example(params: list[dict[str, Any]], registry: dict[int, str]) -> dict[str, Any]:
-    """The params a task must give: required on create and without an API default."""
-    return {p["option"]: example_value(p, registry) for p in params if p["required"] and p["default"] is None}
-
-
-def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleModel:
+def instance_module(
+    spec: dict[str, Any], registry: dict[int, str], texts: ServiceTexts, examples_context: ExampleContext
+) -> ModuleModel:
     """``<name>``: the instance itself (create/modify/delete/suspend/resume + redeploy)."""
     name = spec["name"]
     lifecycle = (
@@ -416,10 +421,11 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
         + ignore_changes_option(spec["params"])
         + return_secrets_option(spec)
     )
-    argument_spec, docs = _module_options(lifecycle, spec["params"], registry, "instance")
+    argument_spec, docs = _module_options(lifecycle, spec["params"], registry, texts, "instance")
     life = spec["lifecycle"]
     description = [
         f"Creates, modifies and destroys instances of {_service_words(spec)}.",
+        *texts.description,
         "Idempotent: a re-run with the same options changes nothing.",
     ]
     if life["suspendable"]:
@@ -429,31 +435,10 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
     documentation["seealso"] = [{"module": f"nubes.cloud.{name}_info"}] + [
         {"module": f"nubes.cloud.{name}_{sub['name']}"} for sub in spec["subresources"]
     ]
-    example_params = _required_example(spec["params"], registry)
-    task = {"resource_name": f"my-{name.replace('_', '-')}", **example_params}
-    if life["redeploy"]:
-        task["git_revision"] = "0123abc"
-    examples = [
-        {"name": f"Create or update a {spec['service_title']} instance", f"nubes.cloud.{name}": task},
-        {
-            "name": "Adopt an existing instance with the same name instead of failing",
-            f"nubes.cloud.{name}": {**task, "adopt_existing_on_create": True},
-        },
-        {
-            "name": "Destroy the instance" + (" (suspends it)" if life["suspendable"] else ""),
-            f"nubes.cloud.{name}": {"resource_name": task["resource_name"], "state": "absent"},
-        },
-    ]
-    if life["deletable"] and life["suspendable"]:
-        examples.append(
-            {
-                "name": "Delete the instance for good (the API's delete operation)",
-                f"nubes.cloud.{name}": {"resource_name": task["resource_name"], "state": "deleted"},
-            }
-        )
+    examples = instance_examples(spec, examples_context)
     returns = {
-        "instance": _instance_return(spec),
-        **_top_level_instance_returns(spec, "always"),
+        "instance": _instance_return(spec, texts),
+        **_top_level_instance_returns(spec, texts, "always"),
         "operations": _OPERATIONS_RETURN,
         "operation": _OPERATION_RETURN,
         "decision": {
@@ -466,10 +451,18 @@ def instance_module(spec: dict[str, Any], registry: dict[int, str]) -> ModuleMod
         },
         "diagnostics": _DIAGNOSTICS_RETURN,
     }
-    return ModuleModel(name, "instance", None, spec, argument_spec, documentation, examples, returns, spec["params"])
+    return ModuleModel(
+        name, "instance", None, spec, argument_spec, documentation, examples, returns, spec["params"], texts
+    )
 
 
-def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict[int, str]) -> ModuleModel:
+def subresource_module(
+    spec: dict[str, Any],
+    sub: dict[str, Any],
+    registry: dict[int, str],
+    texts: ServiceTexts,
+    examples_context: ExampleContext,
+) -> ModuleModel:
     """``<name>_<sub>``: P13, identity {parent instance uid, key}, adopt_existing_on_create."""
     name = f"{spec['name']}_{sub['name']}"
     what = f"{sub['name']}"
@@ -498,29 +491,16 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
         ),
         *update_password_option(sub["params"], what),
     ]
-    argument_spec, docs = _module_options(lifecycle, sub["params"], registry, what)
+    argument_spec, docs = _module_options(lifecycle, sub["params"], registry, texts, what)
     description = [
         f"Manages the {what} objects inside a {_service_words(spec)} instance.",
+        *texts.subresource(sub["name"]),
         f"Identity: the parent instance UUID and O({sub['key']}); idempotent by identity.",
     ]
     short = _short(spec, f"Manage {what} objects of {spec['service_title']}")
     documentation = _base_doc(name, short, _described(spec, description), docs, True)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
-    task = {
-        "parent_resource_name": f"my-{spec['name'].replace('_', '-')}",
-        **_required_example(sub["params"], registry),
-    }
-    examples = [
-        {"name": f"Ensure the {what} exists", f"nubes.cloud.{name}": task},
-        {
-            "name": f"Remove the {what}",
-            f"nubes.cloud.{name}": {
-                "parent_resource_name": task["parent_resource_name"],
-                sub["key"]: task.get(sub["key"], "example"),
-                "state": "absent",
-            },
-        },
-    ]
+    examples = subresource_examples(spec, sub, examples_context)
     returns = {
         "subresource": {
             "description": f"The {what} after the task (in check mode: as planned).",
@@ -562,14 +542,14 @@ def subresource_module(spec: dict[str, Any], sub: dict[str, Any], registry: dict
         "diagnostics": _DIAGNOSTICS_RETURN,
     }
     return ModuleModel(
-        name, "subresource", sub["name"], spec, argument_spec, documentation, examples, returns, sub["params"]
+        name, "subresource", sub["name"], spec, argument_spec, documentation, examples, returns, sub["params"], texts
     )
 
 
 STATUSES = ["creating", "running", "suspended", "deleted", "not_created", "pending", "failed"]
 
 
-def info_module(spec: dict[str, Any]) -> ModuleModel:
+def info_module(spec: dict[str, Any], texts: ServiceTexts, examples_context: ExampleContext) -> ModuleModel:
     """``<name>_info``: reads one instance, or lists the service's instances (issue 16); never writes."""
     name = f"{spec['name']}_info"
     lifecycle = [
@@ -602,6 +582,7 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
     docs = {name: doc for name, _spec, doc in lifecycle}
     description = [
         f"Reads instances of {_service_words(spec)}: status, params and outputs. Never changes anything.",
+        *texts.description,
         "With O(resource_name) or O(instance_uid) it reads that instance (RV(instance)); without them it lists the"
         " instances of the service (RV(instances)), filtered by O(status), as amazon.aws and hetzner.hcloud"
         " C(_info) modules do.",
@@ -612,32 +593,9 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
     short = _short(spec, f"Read {spec['service_title']} instances")
     documentation = _base_doc(name, short, _described(spec, description), docs, False)
     documentation["seealso"] = [{"module": f"nubes.cloud.{spec['name']}"}]
-    slug = spec["name"].replace("_", "-")
-    examples: list[dict[str, Any]] = [
-        {
-            "name": "Read the instance",
-            f"nubes.cloud.{name}": {"resource_name": f"my-{slug}"},
-            "register": "result",
-        },
-        {
-            "name": "List the running and suspended instances of the service",
-            f"nubes.cloud.{name}": {"status": ["running", "suspended"]},
-            "register": "listed",
-        },
-    ]
-    secrets = [out["code"] for out in spec["outputs"] if out["secret"]]
-    if secrets:
-        examples.append(
-            {
-                "name": f"Read the secret outputs ({', '.join(secrets)}) for later tasks; no_log keeps them out of"
-                " the output and logs",
-                f"nubes.cloud.{name}": {"resource_name": f"my-{slug}", "return_secrets": True},
-                "no_log": True,
-                "register": "with_secrets",
-            }
-        )
+    examples = info_examples(spec, examples_context)
     found = "when O(resource_name) or O(instance_uid) names one instance that was found"
-    view = _instance_return(spec, starts_operations=False)
+    view = _instance_return(spec, texts, starts_operations=False)
     returns = {
         "exists": {
             "description": "Whether a live instance was found (a list: whether RV(instances) is not empty).",
@@ -654,7 +612,7 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
             "elements": "dict",
             "contains": view["contains"],
         },
-        **_top_level_instance_returns(spec, found, starts_operations=False),
+        **_top_level_instance_returns(spec, texts, found, starts_operations=False),
         "subresources": {
             "description": "Sub-resources of the instance by kind, each a list of param maps (secrets omitted).",
             "returned": found,
@@ -671,12 +629,15 @@ def info_module(spec: dict[str, Any]) -> ModuleModel:
             "returned": "never",
         },
     }
-    return ModuleModel(name, "info", None, spec, argument_spec, documentation, examples, returns, [])
+    return ModuleModel(name, "info", None, spec, argument_spec, documentation, examples, returns, [], texts)
 
 
-def service_modules(spec: dict[str, Any], registry: dict[int, str]) -> list[ModuleModel]:
-    """The modules of one service: the instance module, one per sub-resource, and the info module."""
-    models = [instance_module(spec, registry)]
-    models += [subresource_module(spec, sub, registry) for sub in spec["subresources"]]
-    models.append(info_module(spec))
+def service_modules(
+    spec: dict[str, Any], registry: dict[int, str], texts: ServiceTexts, examples_context: ExampleContext
+) -> list[ModuleModel]:
+    """The modules of one service: the instance module, one per sub-resource, and the info module; ``texts`` are
+    the service's English texts, ``examples_context`` the values and services its EXAMPLES use (issue 27)."""
+    models = [instance_module(spec, registry, texts, examples_context)]
+    models += [subresource_module(spec, sub, registry, texts, examples_context) for sub in spec["subresources"]]
+    models.append(info_module(spec, texts, examples_context))
     return models

@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+from generator.english import ServiceTexts
+
 # validate-modules' no-log-needed heuristic: such names need an explicit ``no_log`` decision.
 _LOOKS_SECRET = re.compile(r"(?:pass(?!ive)|secret|token|key)", re.IGNORECASE)
 
@@ -77,18 +79,18 @@ def _code(value: str) -> str:
     return f"C({value})" if ")" not in value and "\n" not in value else json.dumps(value, ensure_ascii=False)
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
-
-
 def option_doc(
-    param: dict[str, Any], registry: dict[int, str], what: str = "instance", nested: bool = False
+    param: dict[str, Any],
+    registry: dict[int, str],
+    texts: ServiceTexts,
+    what: str = "instance",
+    parent: str | None = None,
 ) -> dict[str, Any]:
-    """The DOCUMENTATION entry of a param: the API label and man text as they are, then generated notes."""
-    lines: list[str] = []
-    if param["label"]:
-        lines.append(param["label"].strip())
-    lines.extend(_paragraphs(param["man"]))
+    """The DOCUMENTATION entry of a param: its English text (config/english.yml, issue 27; C18), then generated
+    notes. ``parent``: the code path of the parent param of a sub-param."""
+    path = param["code"] if parent is None else f"{parent}.{param['code']}"
+    nested = parent is not None
+    lines: list[str] = list(texts.param(path))
     lines.append(f"API parameter {_code(param['code'])} ({param['type']}).")
     if _must_give(param):
         lines.append(
@@ -116,20 +118,7 @@ def option_doc(
     if choices is not None:
         doc["choices"] = choices
     if param["sub_params"] and param["type"] in ("array", "map-fixed"):
-        doc["suboptions"] = {sub["option"]: option_doc(sub, registry, what, nested=True) for sub in param["sub_params"]}
+        doc["suboptions"] = {sub["option"]: option_doc(sub, registry, texts, what, path) for sub in param["sub_params"]}
     if nested and _must_give(param):
         doc["required"] = True
     return doc
-
-
-def example_value(param: dict[str, Any], registry: dict[int, str]) -> Any:
-    """A plausible value for EXAMPLES: the API default, else a placeholder of the right type."""
-    if param["ref_service_id"] is not None:
-        return f"my-{registry.get(param['ref_service_id'], 'service').replace('_', '-')}"
-    if param["choices"]:
-        return typed_value(param, param["default"] or param["choices"][0])
-    if param["default"] is not None:
-        return typed_value(param, param["default"])
-    if param["type"] == "map-fixed":
-        return {s["option"]: example_value(s, registry) for s in param["sub_params"] if s["required"]}
-    return {"string": "example", "integer": 1, "boolean": False, "array": [], "json": {}}[param["type"]]

@@ -61,6 +61,16 @@ def load_specs(workspace: Workspace) -> list[dict[str, Any]]:
     return specs
 
 
+def render_inputs(workspace: Workspace) -> dict[str, Any]:
+    """render_all's inputs from config/ besides the specs: requires_ansible, the English texts and the example
+    values (a change to any of them is drift until rendered, P47)."""
+    return {
+        "requires_ansible": workspace.requires_ansible(),
+        "english": workspace.english(),
+        "examples": workspace.example_values(),
+    }
+
+
 def fetch(workspace: Workspace, endpoint: str, token: str, transport: httpx.BaseTransport | None = None) -> list[str]:
     """Write specs/<name>.yml for every listed service; returns a line per written/removed file."""
     files = fetched_spec_files(workspace, endpoint, token, transport)[1]
@@ -70,9 +80,7 @@ def fetch(workspace: Workspace, endpoint: str, token: str, transport: httpx.Base
 
 def render(workspace: Workspace) -> list[str]:
     """Write every generated file from the specs on disk; returns a line per written/removed file."""
-    files = render_all(
-        load_specs(workspace), workspace.read(README_PATH), requires_ansible=workspace.requires_ansible()
-    )
+    files = render_all(load_specs(workspace), workspace.read(README_PATH), **render_inputs(workspace))
     written, removed = workspace.write_all(files, RENDER_SCOPE)
     return [f"wrote {p}" for p in written] + [f"removed stale {p}" for p in removed]
 
@@ -92,7 +100,7 @@ def check(
         # Specs must also be the canonical text of their data (catches hand edits that still validate).
         spec_files = {spec_path(s["name"]): dump_spec(s) for s in specs}
         report = compare(workspace, spec_files, SPEC_SCOPE)
-    files = render_all(specs, workspace.read(README_PATH), requires_ansible=workspace.requires_ansible())
+    files = render_all(specs, workspace.read(README_PATH), **render_inputs(workspace))
     rendered = compare(workspace, files, RENDER_SCOPE)
     report.changed += rendered.changed
     report.missing += rendered.missing

@@ -10,7 +10,9 @@ from typing import Any
 import jinja2
 import yaml
 
+from generator.english import English, ServiceTexts
 from generator.errors import GeneratorError
+from generator.examples import ExampleContext, ExampleValues
 from generator.modules import TEST_SERVICE_NOTE, ModuleModel, service_label, service_modules
 from generator.pyliteral import literal
 
@@ -51,6 +53,8 @@ class _DocDumper(yaml.SafeDumper):
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     if "\n" in value:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    if "{{" in value:  # a Jinja expression of EXAMPLES, quoted as playbooks quote them
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     return dumper.represent_scalar("tag:yaml.org,2002:str", value)
 
 
@@ -133,6 +137,13 @@ def param_notes(param: dict[str, Any], registry: dict[int, str]) -> str:
     return "; ".join(notes)
 
 
+def param_description(param: dict[str, Any], texts: ServiceTexts, path: str) -> str:
+    """A param's table cell on its resource page: the English text (issue 27), then the API's label as it is."""
+    text = md_markup(" ".join(texts.param(path)))
+    label = param["label"].strip()
+    return cell(f"{text} (API label: {label})" if label else text)
+
+
 def man_block(param: dict[str, Any], level: int) -> str:
     """The MAN block of one param (P44): heading, label, man text, then its sub-params one level deeper."""
     head = "#" * level
@@ -195,6 +206,7 @@ def environment() -> jinja2.Environment:
         cell=cell,
         default_cell=default_cell,
         param_notes=param_notes,
+        param_description=param_description,
         man_block=man_block,
         operation_use=operation_use,
         demote_headings=demote_headings,
@@ -348,13 +360,24 @@ def render_readme(readme: str, services: list[tuple[dict[str, Any], list[ModuleM
     return readme[: begin + len(README_BEGIN)] + "\n" + body + readme[end:]
 
 
-def render_all(specs: list[dict[str, Any]], readme: str | None = None, *, requires_ansible: str) -> dict[str, str]:
+def render_all(
+    specs: list[dict[str, Any]],
+    readme: str | None = None,
+    *,
+    requires_ansible: str,
+    english: English,
+    examples: ExampleValues,
+) -> dict[str, str]:
     """Every generated file (repo-relative path -> text) from the specs; deterministic (P47).
 
     ``readme`` is the current README.md: when given and it has the markers, its module list is rendered too.
-    ``requires_ansible`` goes into meta/runtime.yml (the oldest ansible-core of config/ansible_core_versions.txt)."""
+    ``requires_ansible`` goes into meta/runtime.yml (the oldest ansible-core of config/ansible_core_versions.txt).
+    ``english`` (config/english.yml) documents every option, output and service; ``examples``
+    (config/examples.yml) gives the EXAMPLES their values (issue 27)."""
     registry = {spec["service_id"]: spec["name"] for spec in specs}
-    all_models = [service_modules(spec, registry) for spec in specs]
+    texts = english.service_texts(specs)
+    context = ExampleContext(examples, {spec["service_id"]: spec for spec in specs})
+    all_models = [service_modules(spec, registry, texts[spec["name"]], context) for spec in specs]
     check_module_names(specs, all_models)
     files: dict[str, str] = {}
     for spec, models in zip(specs, all_models):

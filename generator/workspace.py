@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.config import ServiceEntry, Timeouts, load_requires_ansible, load_services_list, load_timeouts
+from generator.english import ENGLISH_PATH, English, load_english
+from generator.examples import EXAMPLES_PATH, ExampleValues, load_examples
 from generator.render import (
     ACTION_DIR,
     DOCS_MAN_DIR,
@@ -47,6 +49,14 @@ class Workspace:
     @property
     def core_versions_file(self) -> Path:
         return self.root / "config" / "ansible_core_versions.txt"
+
+    def english(self) -> English:
+        """The English texts of every param, output and service (config/english.yml, issue 27)."""
+        return load_english(self.root / ENGLISH_PATH)
+
+    def example_values(self) -> ExampleValues:
+        """The values of the modules' EXAMPLES (config/examples.yml, issue 27)."""
+        return load_examples(self.root / EXAMPLES_PATH)
 
     def requires_ansible(self) -> str:
         """meta/runtime.yml's requires_ansible: the oldest supported ansible-core (config/ansible_core_versions.txt)."""

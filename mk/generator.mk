@@ -1,5 +1,5 @@
 # Generator targets (generator/README.md). Included by the Makefile, which defines PY, BIN, PYTEST.
-.PHONY: generate check-drift docs-generate bench-generator
+.PHONY: generate check-drift docs-generate bench-generator lint-examples
 
 BENCH_TARGETS += bench-generator
 MYPY_PATHS += tests/unit/generator tests/integration/modules bench/generator_bench.py
@@ -15,3 +15,7 @@ docs-generate: venv ## render the module pages, MAN pages and index from specs/*
 
 bench-generator: venv ## time a full render + check of every service (target < 3 s)
 	@$(PY) bench/generator_bench.py
+
+lint: lint-examples
+lint-examples: venv ## ansible-lint on the EXAMPLES of every generated module (issue 27; part of `make lint`)
+	@PY=$(PY) bash scripts/lint-examples.sh

@@ -199,6 +199,71 @@ SERVICES_LIST = """\
 
 CORE_VERSIONS = "# test versions\n2.16  3.12\n2.21  3.13\n"
 
+# config/english.yml of the test catalogue (issue 27): an English text per param code, output code and service.
+ENGLISH: dict[str, Any] = {
+    "params": {
+        "allowNoSSL": "Accept connections without TLS.",
+        "appVersion": "Version of the software.",
+        "arrayMapFixedExample": "A list of name/value pairs.",
+        "arrayMapFixedExample.name": "Name of the pair.",
+        "arrayMapFixedExample.value": "Value of the pair.",
+        "bucketName": "Name of the bucket.",
+        "displayName": "Display name of the S3 user.",
+        "domain": "Subdomain of the application.",
+        "durationMs": "Duration of each operation, in milliseconds.",
+        "ext_BACKUP_SCHEDULE": "When backups run, as a cron expression.",
+        "jsonEnv": "Environment variables of the application.",
+        "jsonExample": "Any JSON object.",
+        "mapFixed": "A dictionary with fixed fields.",
+        "mapFixed.fieldA": "A text field.",
+        "mapFixed.fieldB": "A number field.",
+        "mapFixed.fieldC": "A true/false field.",
+        "maxObjectsPerBucket": "Maximum number of objects in one bucket.",  # test_gen_drift's new API param
+        "maxSize": "Size quota of the bucket in gigabytes; V(-1) means no quota.",
+        "maxSizeGbPerUser": "Storage quota of the S3 user, in gigabytes.",
+        "password": "Password of the user.",
+        "placement": "Storage class of the bucket.",
+        "resourceCPU": "CPU limit in millicores.",
+        "resourceDisk": "Disk size in gigabytes.",
+        "resourceRealm": "Realm the service is deployed to.",
+        "role": "Rights of the user.",
+        "s3Uid": "The S3 instance backups go to.",
+        "s3UserUid": "The S3 user that owns the bucket.",
+        "state": "A param whose option name clashes with a lifecycle option.",
+        "username": "Name of the user.",
+    },
+    "outputs": {
+        "accessKey": "Access key ID.",
+        "adminPass": "Password of the administrator.",
+        "internalConnect.master": "Internal address of the primary.",
+        "secretKey": "Secret access key.",
+        "url": "URL of the application.",
+        "vault.url": "Link to the secrets in Vault.",
+    },
+    "services": {
+        "dummy": {"description": "Writes a message to Vault.", "params": {"resourceRealm": "Always V(dummy)."}},
+        "flask": {"description": "A Flask application."},
+        "postgres": {"description": ["A managed PostgreSQL cluster."], "subresources": {"user": "A user."}},
+        "s3": {"description": "An S3 user."},
+        "s3_bucket": {"description": "An S3 bucket."},
+    },
+}
+
+# config/examples.yml of the test catalogue (issue 27).
+EXAMPLE_VALUES: dict[str, Any] = {
+    "params": {"domain": "shop", "resourceRealm": "k8s-3.ext.nubes.ru"},
+    "services": {
+        "dummy": {"resource_name": "playbook-check"},
+        "flask": {"resource_name": "shop-web"},
+        "postgres": {"resource_name": "shop-db", "params": {"username": "shop_app", "password": "{{ db_password }}"}},
+        "s3": {
+            "resource_name": "shop-backups",
+            "params": {"displayName": "shop-backups", "resourceRealm": "s3.nubes.ru"},
+        },
+        "s3_bucket": {"resource_name": "shop-media", "params": {"bucketName": "acme-shop-media"}},
+    },
+}
+
 TIMEOUTS = {
     "defaults": {
         "create": 100,

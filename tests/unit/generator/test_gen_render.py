@@ -14,11 +14,13 @@ import pytest
 import yaml
 
 from generator import pipeline
+from generator.english import parse_english
 from generator.errors import GeneratorError
+from generator.examples import parse_examples
 from generator.render import GROUP_MEMBERS_BY_HAND, render_all, service_literal
 from generator.spec_io import load_spec
 from generator.workspace import Workspace
-from tests.unit.generator.catalogue import GATEWAY, TOKEN, FakeDeckApi
+from tests.unit.generator.catalogue import ENGLISH, EXAMPLE_VALUES, GATEWAY, TOKEN, FakeDeckApi
 
 REPO = Path(__file__).resolve().parents[3]
 RUFF = Path(sys.executable).parent / "ruff"
@@ -197,8 +199,9 @@ def test_resource_page(rendered: tuple[Workspace, dict[str, Any], dict[str, str]
     """P43: params, outputs, lifecycle defaults and an operations summary on each module's page."""
     files = rendered[2]
     page = files["docs/modules/postgres.md"]
-    assert "| `resource_cpu` | `resourceCPU` | CPU (миллиядра) | integer | no | `500` | create, modify |" in page
-    assert "| `internalConnect.master` | string | no | Мастер. |" in page
+    cells = "| `resource_cpu` | `resourceCPU` | CPU limit in millicores. (API label: CPU (миллиядра)) |"
+    assert cells + " integer | no | `500` | create, modify |" in page  # issue 27: English, the API label beside it
+    assert "| `internalConnect.master` | string | no | Internal address of the primary. |" in page
     assert "| `suspend_on_destroy` default | true |" in page
     assert "| `restart` | excluded | 9020 | excluded: modify handles pod restart when needed |" in page
     assert "[postgres](../man/postgres.md)" in page
@@ -271,16 +274,19 @@ def test_a_service_cannot_take_a_hand_written_modules_name(
 ) -> None:
     """A service whose modules would be named like a hand-written module fails the render (P47: fail fast)."""
     spec = dict(rendered[1]["dummy"], name="operation")
+    english = dict(ENGLISH, services={"operation": ENGLISH["services"]["dummy"]})
+    examples = dict(EXAMPLE_VALUES, services={"operation": EXAMPLE_VALUES["services"]["dummy"]})
     with pytest.raises(GeneratorError, match="hand-written module"):
-        render_all([spec], requires_ansible=">=2.16.0")
+        render_all(
+            [spec], requires_ansible=">=2.16.0", english=parse_english(english), examples=parse_examples(examples)
+        )
 
 
 def test_render_uses_only_the_specs(rendered: tuple[Workspace, dict[str, Any], dict[str, str]]) -> None:
     """P3/P4: the same specs render the same files, with no API access at all."""
-    specs, files = rendered[1], rendered[2]
-    again = render_all(
-        [specs[n] for n in ["dummy", "s3", "s3_bucket", "flask", "postgres"]], requires_ansible=">=2.16.0"
-    )
+    workspace, specs, files = rendered
+    inputs = pipeline.render_inputs(workspace)  # config/: requires_ansible, English texts, example values
+    again = render_all([specs[n] for n in ["dummy", "s3", "s3_bucket", "flask", "postgres"]], **inputs)
     assert {p: t for p, t in files.items() if p in again} == again
 
 
