@@ -30,6 +30,7 @@ class ServiceEntry:
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
         typed = load_service(spec)  # the core's typed spec, validated once
+        self.spec = typed
         self.name = typed.name
         self.service_id = typed.service_id
         self.short_name = str(spec.get("service_short_name") or self.name)
