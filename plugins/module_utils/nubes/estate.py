@@ -98,15 +98,13 @@ def read_estate(api: DeckApi, entries: Sequence[ServiceEntry]) -> Estate:
     registered = {instance.uid: names.new(f"{spec.name}_{slug(instance.display_name)}") for spec, instance in found}
     tasks = [_instance_task(spec, instance, registered, estate) for spec, instance in found]
     for (spec, instance), task in zip(found, tasks):
-        task_list = [task] + _subresource_tasks(spec, instance, task.register, names, estate)
+        task_list = [task, *_subresource_tasks(spec, instance, task.register, names, estate)]
         estate.tasks.extend(task_list)
     estate.tasks = _ordered(estate.tasks)
     return estate
 
 
-def _instance_task(
-    spec: ServiceSpec, instance: Instance, registered: Mapping[str, str], estate: Estate
-) -> ExportTask:
+def _instance_task(spec: ServiceSpec, instance: Instance, registered: Mapping[str, str], estate: Estate) -> ExportTask:
     register = registered[instance.uid]
     options: Dict[str, Any] = {"resource_name": instance.display_name, "instance_uid": instance.uid, ADOPT: True}
     if instance.status == SUSPENDED:
@@ -159,8 +157,33 @@ def _params(
             depends.append(registered[text])
             options[param.option] = f"{{{{ {registered[text]}.instance.instance_uid }}}}"
             continue
-        options[param.option] = converter.from_api(text, param)
+        options[param.option] = _option_value(converter, param, text)
     return options, depends
+
+
+def _option_value(converter: ParamConverter, param: ParamSpec, text: str) -> Any:
+    """The live API string as the option's value; an object's (or a list of objects') keys as the sub-options."""
+    value = converter.from_api(text, param)
+    if not param.sub_params:
+        return value
+    if isinstance(value, dict):
+        return _sub_options(converter, param, value)
+    if isinstance(value, list):
+        return [_sub_options(converter, param, item) if isinstance(item, dict) else item for item in value]
+    return value
+
+
+def _sub_options(converter: ParamConverter, param: ParamSpec, obj: Mapping[str, Any]) -> Dict[str, Any]:
+    """API sub-codes -> sub-option names, typed; a key the module does not take is left out (P41: the API may add
+    keys, and the module compares only the ones the task gives)."""
+    subs = {sub.code: sub for sub in param.sub_params}
+    result: Dict[str, Any] = {}
+    for key, raw in obj.items():
+        sub = subs.get(str(key))
+        if sub is None or raw is None:
+            continue
+        result[sub.option] = raw if isinstance(raw, (dict, list)) else converter.from_api(as_text(raw), sub)
+    return result
 
 
 def _ordered(tasks: List[ExportTask]) -> List[ExportTask]:

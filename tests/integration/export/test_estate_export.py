@@ -6,6 +6,7 @@ that playbook, run with an empty state store, reports `changed=false` on every t
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -21,17 +22,26 @@ from tests.integration.modules.playbook import BIN, PlaybookRunner, create_raw_i
 
 pytestmark = pytest.mark.slow
 SECRET_VALUE = "Exported-Secret-1"  # what the user would put in the vault file
+REFERENCE = re.compile(r"\{\{ r(\d+)\.")
 RECAP = re.compile(r"localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=0\s+failed=(\d+)")
 
 
+def shifted(task: dict[str, Any], offset: int) -> dict[str, Any]:
+    """The task with its references to earlier results (`{{ rN.instance_uid }}`) moved by `offset`, so that
+    several plans run as one playbook."""
+    text = json.dumps(task)
+    return json.loads(REFERENCE.sub(lambda m: "{{ r" + str(int(m.group(1)) + offset) + ".", text))
+
+
 def seed(emu: EmulatorServer, workdir: Path) -> dict[str, str]:
-    """Create every module's contract instance (and every sub-resource module's parent and entry); returns the
-    task name (module) of each created instance uid."""
-    created: dict[str, str] = {}
-    plans: list[tuple[str, Any, list[dict[str, Any]]]] = []
+    """Create every module's contract instance (and every sub-resource module's parent and entry) in one
+    playbook; returns the task name (module) of each created instance uid."""
+    steps: list[dict[str, Any]] = []
+    raw_uids: dict[str, str] = {}
+    plans: list[tuple[Any, list[dict[str, Any]]]] = []
     for module in instance_modules():
         contract = contract_plan(module, f"x{len(plans)}")
-        plans.append((module, contract, [{"name": module, f"nubes.cloud.{module}": contract.args}]))
+        plans.append((contract, [{"name": module, f"nubes.cloud.{module}": contract.args}]))
     for module in subresource_modules():
         sub = sub_contract(module, f"x{len(plans)}")
         parent = sub.parent
@@ -39,17 +49,19 @@ def seed(emu: EmulatorServer, workdir: Path) -> dict[str, str]:
             {"name": parent.module, f"nubes.cloud.{parent.module}": parent.args},
             {"name": module, f"nubes.cloud.{module}": sub.args},
         ]
-        plans.append((module, parent, tasks))
-    for index, (module, contract, tasks) in enumerate(plans):
-        runner = PlaybookRunner(workdir / f"seed-{index}", emu.endpoint, emu.token)
-        runner.workdir.mkdir()
-        raw_uids = {name: create_raw_instance(emu.endpoint, emu.token, sid, name) for sid, name in contract.raw}
-        steps = [*contract.setup_tasks, *tasks]
-        results = runner.run([{**t, "vars": {"raw_uids": raw_uids}} for t in steps])
-        for step, result in zip(steps, results):
-            assert not result.get("failed"), f"seeding {module}: {step['name']}: {result.get('msg')}"
-            if result.get("instance_uid"):
-                created[result["instance_uid"]] = step["name"]
+        plans.append((parent, tasks))
+    for contract, tasks in plans:
+        raw_uids.update({name: create_raw_instance(emu.endpoint, emu.token, sid, name) for sid, name in contract.raw})
+        offset = len(steps)
+        steps += [shifted(task, offset) for task in [*contract.setup_tasks, *tasks]]
+    runner = PlaybookRunner(workdir / "seed", emu.endpoint, emu.token)
+    runner.workdir.mkdir()
+    results = runner.run([{**t, "vars": {"raw_uids": raw_uids}} for t in steps])
+    created: dict[str, str] = {}
+    for step, result in zip(steps, results):
+        assert not result.get("failed"), f"seeding {step['name']}: {result.get('msg')}"
+        if result.get("instance_uid"):
+            created[result["instance_uid"]] = step["name"]
     return created
 
 
