@@ -55,13 +55,13 @@ def main() -> None:
         playbook=playbook,
         tasks=len(estate.tasks),
         secret_variables=estate.secret_variables,
-        skipped=[item.as_dict() for item in estate.skipped],
+        not_exported=[item.as_dict() for item in estate.not_exported],
     )
     if dest:
         result["dest"] = dest
     if module._diff and dest:
         result["diff"] = {"before": before or "", "after": playbook, "before_header": dest, "after_header": dest}
-    for item in estate.skipped:
+    for item in estate.not_exported:
         module.warn(f"not exported: {item.module} {item.resource_name!r} ({item.instance_uid}), status {item.status}")
     module.exit_json(**result)
 

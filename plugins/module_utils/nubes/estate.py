@@ -29,7 +29,7 @@ ADOPT = "adopt_existing_on_create"
 
 
 @dataclass(frozen=True)
-class SkippedInstance:
+class LeftOut:
     """A live instance the export leaves out, and why (it is not in a state a task can adopt)."""
 
     module: str
@@ -58,7 +58,7 @@ class ExportTask:
 class Estate:
     tasks: List[ExportTask] = field(default_factory=list)
     secret_variables: List[str] = field(default_factory=list)
-    skipped: List[SkippedInstance] = field(default_factory=list)
+    not_exported: List[LeftOut] = field(default_factory=list)
 
 
 def slug(text: str) -> str:
@@ -91,7 +91,7 @@ def read_estate(api: DeckApi, entries: Sequence[ServiceEntry]) -> Estate:
             if instance is None or not instance.live:
                 continue
             if instance.status not in (RUNNING, SUSPENDED):
-                estate.skipped.append(SkippedInstance(spec.name, instance.display_name, instance.uid, instance.status))
+                estate.not_exported.append(LeftOut(spec.name, instance.display_name, instance.uid, instance.status))
                 continue
             found.append((spec, instance))
     names = _Names()

@@ -91,6 +91,7 @@ def test_exported_estate_adopts_everything_and_writes_nothing(tmp_path: Path) ->
         since = emu.last_seq
         exported = exporter.run([{"nubes.cloud.estate_export": {"dest": str(export_dir / "estate.yml")}}])[0]
         assert not exported.get("failed"), exported.get("msg")
+        assert exported["not_exported"] == []  # every seeded instance is running
         assert write_calls(emu.requests(since)) == []
         text = (export_dir / "estate.yml").read_text(encoding="utf-8")
         assert text == exported["playbook"]
