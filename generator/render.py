@@ -23,6 +23,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 MODULES_DIR = "plugins/modules"
 ACTION_DIR = "plugins/action"  # issue 24: an action plugin per module that can return secret outputs
 SERVICES_DIR = "plugins/module_utils/services"  # one SERVICE literal per service, imported by its modules
+SERVICES_INDEX_PATH = f"{SERVICES_DIR}/all_services.py"  # every SERVICE, imported statically (issue 27)
 DOCS_MODULES_DIR = "docs/modules"
 DOCS_MAN_DIR = "docs/man"
 INDEX_PATH = "docs/modules/index.md"
@@ -34,7 +35,7 @@ _TEXT_KEYS = frozenset({"service_man", "label", "man"})
 _DOCS_ONLY_KEYS = frozenset({"service_title", "test_service"})  # top-level spec keys only the docs use
 # Hand-written modules that take the common options (doc fragment nubes.cloud.common): members of the `nubes` action
 # group like the generated ones, so module_defaults for group/nubes.cloud.nubes reach them too.
-GROUP_MEMBERS_BY_HAND = ("operation_info",)
+GROUP_MEMBERS_BY_HAND = ("estate_export", "operation_info")
 
 
 def spec_path(name: str) -> str:
@@ -237,6 +238,30 @@ def render_service_data(spec: dict[str, Any]) -> str:
     )
 
 
+def render_services_index(specs: list[dict[str, Any]]) -> str:
+    """`SERVICES`: every service's SERVICE literal by a static import, in name order."""
+    names = sorted(spec["name"] for spec in specs)
+    package = "ansible_collections.nubes.cloud.plugins.module_utils.services"
+    lines = [
+        "# Copyright: (c) nubes.cloud contributors",
+        "# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)",
+        "#",
+        f"# {MARKER} by `python -m generator render` from specs/*.yml -- DO NOT EDIT.",
+        "# Change the API data or the generator (generator/), then run `python -m generator all` (P3, P31).",
+        '"""Every service\'s SERVICE literal, imported by name, so that a module that reads all services (the estate',
+        'export) carries them in its payload: Ansible bundles only the module_utils a module imports statically."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        *(f"from {package}.{name} import SERVICE as {name}" for name in names),
+        "",
+        "SERVICES = (",
+        *(f"    {name}," for name in names),
+        ")",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def render_module(model: ModuleModel) -> str:
     """A module file: ARGUMENT_SPEC, the import of its service's SERVICE literal and a 3-line main calling the core
     (P31).
@@ -389,6 +414,7 @@ def render_all(
             files[f"{DOCS_MODULES_DIR}/{model.name}.md"] = render_resource_page(model, registry)
         files[f"{DOCS_MAN_DIR}/{spec['name']}.md"] = render_man_page(spec, models)
         files[f"{SERVICES_DIR}/{spec['name']}.py"] = render_service_data(spec)
+    files[SERVICES_INDEX_PATH] = render_services_index(specs)
     env = environment()
     files[INDEX_PATH] = env.get_template("index.md.j2").render(marker=MARKER, services=list(zip(specs, all_models)))
     module_names = sorted([m.name for models in all_models for m in models] + list(GROUP_MEMBERS_BY_HAND))

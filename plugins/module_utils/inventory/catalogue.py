@@ -10,8 +10,6 @@ shows up in the inventory without a change here.
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
@@ -19,7 +17,6 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import lo
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import load_service
 
-SERVICES_PACKAGE = "ansible_collections.nubes.cloud.plugins.module_utils.services"
 # Outputs whose last dotted segment is one of these hold an address (`ip`, `externalConnect.master.fqdn`,
 # `externalIp`): the default source of `ansible_host`. A rule on output codes, not a list of services.
 ADDRESS_SEGMENTS = ("fqdn", "ip", "externalip", "hostname")
@@ -30,6 +27,7 @@ class ServiceEntry:
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
         typed = load_service(spec)  # the core's typed spec, validated once
+        self.spec = typed
         self.name = typed.name
         self.service_id = typed.service_id
         self.short_name = str(spec.get("service_short_name") or self.name)
@@ -91,11 +89,7 @@ class Catalogue:
 
 @functools.lru_cache(maxsize=1)
 def load_catalogue() -> Catalogue:
-    """Import every generated `module_utils/services/<name>.py` (once per process) and index its SERVICE."""
-    package = importlib.import_module(SERVICES_PACKAGE)
-    entries = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        spec = getattr(importlib.import_module(f"{SERVICES_PACKAGE}.{info.name}"), "SERVICE", None)
-        if isinstance(spec, Mapping):
-            entries.append(ServiceEntry(spec))
-    return Catalogue(entries)
+    """Index every generated SERVICE literal (`module_utils/services/all_services.py`, once per process)."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.services.all_services import SERVICES
+
+    return Catalogue(ServiceEntry(spec) for spec in SERVICES if isinstance(spec, Mapping))

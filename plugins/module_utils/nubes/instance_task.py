@@ -292,8 +292,8 @@ class InstanceTask(Task):
             self.spec, "create" in ops, self.opts.state == "present", self.opts.git_revision, live, self.record
         )
         remove = decision.record == RECORD_REMOVE and self.record is not None
-        write = decision.record == RECORD_WRITE
-        self.changed = bool(ops) or write or remove
+        # issue 27: `changed` is about the cloud; adopting (a record write alone) changes nothing there
+        self.changed = bool(ops) or remove
 
     # -- execution -------------------------------------------------------------------------------
 

@@ -216,11 +216,8 @@ class SubresourceTask(Task):
             self.after.update(self.desired)
             self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
         self.exists_after = self.current is not None if decision.in_flight else self.opts.state == "present"
-        self.changed = (
-            bool(decision.operations)
-            or decision.record == RECORD_WRITE
-            or (decision.record == RECORD_REMOVE and self.record is not None)
-        )
+        # issue 27: `changed` is about the cloud; adopting (a record write alone) changes nothing there
+        self.changed = bool(decision.operations) or (decision.record == RECORD_REMOVE and self.record is not None)
 
     def execute(self, decision: Decision) -> None:
         for operation in decision.operations:

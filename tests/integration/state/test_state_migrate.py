@@ -54,7 +54,8 @@ def test_migrate_file_state_to_kubernetes(
         return proc.stdout
 
     checked = playbook("--check")
-    assert "2 record(s) copied" in checked
+    assert "2 record(s) would be copied (check mode: nothing was written)" in checked  # issue 27
+    assert "record(s) copied" not in checked
     destination = StateStore(
         KubernetesBackend.from_params({"state_kubeconfig": kubeconfig, "state_namespace": kube_namespace}), "mig"
     )

@@ -17,7 +17,11 @@ UID = "AD45F23D-3B1A-41DF-987F-D2803BAB6C39"
 
 def test_catalogue_is_every_generated_service() -> None:
     """P3: the services come from plugins/module_utils/services/*.py, not from a list in the plugin."""
-    generated = {p.stem for p in (ROOT / "plugins/module_utils/services").glob("*.py") if p.stem != "__init__"}
+    generated = {
+        p.stem
+        for p in (ROOT / "plugins/module_utils/services").glob("*.py")
+        if p.stem not in ("__init__", "all_services")  # all_services: the index of the others (issue 27)
+    }
     catalogue = load_catalogue()
     assert {e.name for e in catalogue.by_id.values()} == generated
     for spec in (ROOT / "specs").glob("*.yml"):

@@ -185,7 +185,8 @@ def test_no_id_and_no_record_reads_no_instance(run: RunFactory, services: Dict[s
 def test_explicit_uid_adopts_that_instance(
     run: RunFactory, services: Dict[str, Any], deck: FakeDeck, state_path: str
 ) -> None:
-    """K1: the instance comes from instance_uid; with adopt it is recorded under resource_name."""
+    """K1: the instance comes from instance_uid; with adopt it is recorded under resource_name. Adopting writes
+    nothing to the cloud, so the task reports no change (issue 27: an exported estate's first run is empty)."""
     uid = deck.add_instance(12, "legacy-name", state={"params": {"displayName": "x", "resourceRealm": REALM}})
     result = run(
         services["s3"],
@@ -195,7 +196,7 @@ def test_explicit_uid_adopts_that_instance(
         display_name="x",
         resource_realm=REALM,
     )
-    assert result["decision"] == "adopt" and result["changed"]
+    assert result["decision"] == "adopt" and not result["changed"] and result["operations"] == []
     assert record(state_path, "mine", "s3")["instance_uid"].lower() == uid.lower()
 
 
@@ -446,7 +447,7 @@ def test_existing_subresource_needs_adopt(run: RunFactory, services: Dict[str, A
         role="readonly",
         adopt_existing_on_create=True,
     )
-    assert adopted["changed"] and adopted["operations"] == []
+    assert not adopted["changed"] and adopted["operations"] == []  # issue 27: adopting writes nothing
 
 
 def test_info_reports_state_outputs_and_subresources(
