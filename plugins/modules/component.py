@@ -675,7 +675,7 @@ api_calls:
 chart:
   description:
     - The chart pulled for O(helm.chart_ref) (issue 27); its C(digest) is what O(helm.chart_digest) pins.
-  returned: when O(helm.chart_ref) is given and O(state=present)
+  returned: when helm.chart_ref is given and state is present
   type: dict
   contains:
     ref:
