@@ -45,7 +45,7 @@ class _RecordingHandler(SimpleHTTPRequestHandler):
         self._requests.append(self.path)
         super().do_GET()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         del format, args
 
 
