@@ -135,7 +135,6 @@ def publish(helm: str, workdir: Path, registry: str) -> PublishedCharts:
         helm_run(helm, home, "package", str(src / "greeter"), "--destination", str(repo))
         helm_run(helm, home, "repo", "index", str(repo), "--url", repository.url)
         _point_dependency(src / "portal", repository.url)
-        helm_run(helm, home, "repo", "add", "published", repository.url)  # the dependency's repository, known to helm
         for version in PORTAL_VERSIONS:  # greeter is fetched from the repository and carried in charts/
             helm_run(
                 helm, home, "package", str(src / "portal"), "--version", version, "--dependency-update",

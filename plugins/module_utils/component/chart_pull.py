@@ -313,18 +313,6 @@ def missing_dependencies(chart: str) -> List[str]:
     return [str(d["name"]) for d in wanted if str(d["name"]) not in present]
 
 
-def dependency_repositories(chart: str, names: List[str]) -> List[str]:
-    """The distinct ``https://``/``http://`` repositories of the named dependencies, in Chart.yaml's order."""
-    urls: List[str] = []
-    for dependency in _chart_metadata(chart).get("dependencies") or []:
-        if not isinstance(dependency, dict) or str(dependency.get("name")) not in names:
-            continue
-        url = str(dependency.get("repository") or "")
-        if url.startswith(("https://", "http://")) and url not in urls:
-            urls.append(url)
-    return urls
-
-
 def build_dependencies(
     chart: str,
     remote: RemoteChart,
@@ -337,16 +325,9 @@ def build_dependencies(
     missing = missing_dependencies(chart)
     if not missing:
         return ()
-    returncode, stdout, stderr = 0, "", ""
-    # the chart repositories the dependencies name are added to the pull's own helm home first: helm resolves a
-    # dependency's repository URL through the configured repositories
-    for index, url in enumerate(dependency_repositories(chart, missing)):
-        returncode, stdout, stderr = run_command([helm, "repo", "add", f"dependency-{index}", url], env)
-        if returncode != 0:
-            break
-    if returncode == 0:
-        argv = [helm, "dependency", "build", chart] + (["--plain-http"] if remote.plain_http else [])
-        returncode, stdout, stderr = run_command(argv, env)
+    # helm fetches from the repositories Chart.yaml names, configured or not ("unmanaged" repositories)
+    argv = [helm, "dependency", "build", chart] + (["--plain-http"] if remote.plain_http else [])
+    returncode, stdout, stderr = run_command(argv, env)
     still = missing_dependencies(chart) if returncode == 0 else missing
     if still:
         helm_says = _helm_message(f"{stderr}\n{stdout}", work)
