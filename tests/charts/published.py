@@ -5,7 +5,7 @@ registry (`tests/cluster/registry.py`), both filled at test time by the real hel
 | chart | repository | OCI registry | what it is |
 |---|---|---|---|
 | greeter 0.3.0 | yes | yes | the dependency |
-| portal 1.0.0, 1.1.0 | yes | yes | depends on greeter, packaged with `--dependency-update` (fetched from the repository) |
+| portal 1.0.0, 1.1.0 | yes | yes | depends on greeter, packaged with `--dependency-update` (from the repository) |
 | portal 1.2.0 | yes | no | published without its dependency in `charts/` (a tarball, as some release tools make) |
 
 The chart repository records every path it serves (``requests``), so a test can tell a pull from a cache hit.
@@ -137,8 +137,15 @@ def publish(helm: str, workdir: Path, registry: str) -> PublishedCharts:
         _point_dependency(src / "portal", repository.url)
         for version in PORTAL_VERSIONS:  # greeter is fetched from the repository and carried in charts/
             helm_run(
-                helm, home, "package", str(src / "portal"), "--version", version, "--dependency-update",
-                "--destination", str(repo),
+                helm,
+                home,
+                "package",
+                str(src / "portal"),
+                "--version",
+                version,
+                "--dependency-update",
+                "--destination",
+                str(repo),
             )
         _bare_archive(src / "portal", repo / f"portal-{BARE_VERSION}.tgz", BARE_VERSION)
         helm_run(helm, home, "repo", "index", str(repo), "--url", repository.url)

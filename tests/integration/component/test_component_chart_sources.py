@@ -183,7 +183,12 @@ def _failing_chart(charts: PublishedCharts, where: str, failure: str) -> Dict[st
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 @pytest.mark.parametrize("where", ["repository", "oci"])
 def test_pull_failures_end_the_task_before_any_write(
-    ansible: Ansible, kubectl, helm_binary: str, published_charts: PublishedCharts, tmp_path: Path, where: str,
+    ansible: Ansible,
+    kubectl,
+    helm_binary: str,
+    published_charts: PublishedCharts,
+    tmp_path: Path,
+    where: str,
     failure: str,
 ) -> None:
     """issue 27: an unreachable repository (or registry), a missing version and a digest mismatch each fail the task

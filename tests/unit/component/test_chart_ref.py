@@ -35,21 +35,28 @@ def test_repository_chart_as_kubernetes_core_names_it() -> None:
     remote = _remote(chart_ref="portal", chart_repo_url="https://charts.example.com/", chart_version="1.0.0")
     assert remote == RemoteChart(kind=REPO, chart="portal", version="1.0.0", repo_url="https://charts.example.com")
     assert remote.describe() == "chart portal 1.0.0 of https://charts.example.com"
-    pinned = _remote(chart_ref="portal", chart_repo_url="http://127.0.0.1:8080", chart_version="1.0.0",
-                     chart_digest=DIGEST.upper().replace("SHA256", "sha256"))
+    pinned = _remote(
+        chart_ref="portal",
+        chart_repo_url="http://127.0.0.1:8080",
+        chart_version="1.0.0",
+        chart_digest=DIGEST.upper().replace("SHA256", "sha256"),
+    )
     assert pinned is not None and pinned.digest == DIGEST
 
 
 def test_oci_chart_as_a_full_reference_or_as_flux_oci_repository() -> None:
     """oci://host/path/chart, or chart_repo_url oci://host/path + the chart's name: the same chart."""
     full = _remote(chart_ref="oci://127.0.0.1:5000/charts/portal", chart_version="1.1.0", plain_http=True)
-    flux = _remote(chart_ref="portal", chart_repo_url="oci://127.0.0.1:5000/charts/", chart_version="1.1.0",
-                   plain_http=True)
+    flux = _remote(
+        chart_ref="portal", chart_repo_url="oci://127.0.0.1:5000/charts/", chart_version="1.1.0", plain_http=True
+    )
     assert full == flux
     assert full is not None and (full.kind, full.chart, full.oci_ref) == (OCI, "portal", full.location)
     assert full.describe() == "chart oci://127.0.0.1:5000/charts/portal 1.1.0"
     assert full.cache_name().startswith("portal-")
-    assert full.cache_name() != _remote(chart_ref="portal", chart_repo_url="http://x", chart_version="1.1.0").cache_name()
+    assert (
+        full.cache_name() != _remote(chart_ref="portal", chart_repo_url="http://x", chart_version="1.1.0").cache_name()
+    )
 
 
 def test_no_chart_ref_means_the_chart_is_the_source() -> None:
@@ -70,14 +77,24 @@ def test_no_chart_ref_means_the_chart_is_the_source() -> None:
         (None, {"chart_ref": "oci://r/c/portal", "chart_version": "1.0.0", "chart_digest": "abc"}, "is not a digest"),
         (None, {"chart_ref": "portal", "chart_version": "1.0.0"}, "needs helm.chart_repo_url"),
         (None, {"chart_ref": "bitnami/nginx", "chart_version": "1.0.0"}, "is not a chart name"),
-        (None, {"chart_ref": "portal", "chart_repo_url": "ftp://c", "chart_version": "1.0.0"}, "is neither an https://"),
-        (None, {"chart_ref": "oci://r/c/portal", "chart_repo_url": "oci://r/c", "chart_version": "1.0.0"},
-         "is a full oci:// reference"),
+        (
+            None,
+            {"chart_ref": "portal", "chart_repo_url": "ftp://c", "chart_version": "1.0.0"},
+            "is neither an https://",
+        ),
+        (
+            None,
+            {"chart_ref": "oci://r/c/portal", "chart_repo_url": "oci://r/c", "chart_version": "1.0.0"},
+            "is a full oci:// reference",
+        ),
         (None, {"chart_ref": "oci://r/c/portal:1.0.0", "chart_version": "1.0.0"}, "names a tag or digest"),
         (None, {"chart_ref": f"oci://r/c/portal@{DIGEST}", "chart_version": "1.0.0"}, "names a tag or digest"),
         (None, {"chart_ref": "oci://portal", "chart_version": "1.0.0"}, "is not a registry host followed by"),
-        (None, {"chart_ref": "portal", "chart_repo_url": "https://c", "chart_version": "1.0.0", "plain_http": True},
-         "helm.plain_http is for OCI registries"),
+        (
+            None,
+            {"chart_ref": "portal", "chart_repo_url": "https://c", "chart_version": "1.0.0", "plain_http": True},
+            "helm.plain_http is for OCI registries",
+        ),
     ],
 )
 def test_mistakes_fail_before_anything_runs(source: Optional[str], options: Dict[str, Any], message: str) -> None:
@@ -99,10 +116,23 @@ def test_pull_commands_and_cache_location(tmp_path) -> None:
     oci = _remote(chart_ref="oci://r.example/c/portal", chart_version="1.0.0", plain_http=True)
     assert repo is not None and oci is not None
     assert pull_argv("helm", repo, "/d") == [
-        "helm", "pull", "portal", "--repo", "https://c", "--version", "1.0.0", "--destination", "/d",
+        "helm",
+        "pull",
+        "portal",
+        "--repo",
+        "https://c",
+        "--version",
+        "1.0.0",
+        "--destination",
+        "/d",
     ]
     assert pull_argv("helm", oci, "/d")[2:] == [
-        "oci://r.example/c/portal", "--version", "1.0.0", "--destination", "/d", "--plain-http",
+        "oci://r.example/c/portal",
+        "--version",
+        "1.0.0",
+        "--destination",
+        "/d",
+        "--plain-http",
     ]
     assert cache_root({"NUBES_CHART_CACHE": "/x"}) == "/x"
     assert cache_root({"XDG_CACHE_HOME": "/xdg"}) == "/xdg/nubes-cloud/charts"
@@ -119,13 +149,18 @@ def test_pull_failures_say_what_failed_and_what_to_check() -> None:
     repo = _remote(chart_ref="portal", chart_repo_url="http://127.0.0.1:9", chart_version="9.9.9")
     oci = _remote(chart_ref="oci://127.0.0.1:9/charts/portal", chart_version="1.0.0")
     assert repo is not None and oci is not None
-    refused = pull_failure(repo, 'Error: looks like "http://127.0.0.1:9" is not a valid chart repository or cannot be '
-                           'reached: Get "http://127.0.0.1:9/index.yaml": dial tcp 127.0.0.1:9: connect: connection '
-                           "refused")
+    refused = pull_failure(
+        repo,
+        'Error: looks like "http://127.0.0.1:9" is not a valid chart repository or cannot be '
+        'reached: Get "http://127.0.0.1:9/index.yaml": dial tcp 127.0.0.1:9: connect: connection '
+        "refused",
+    )
     assert refused.startswith("cannot pull chart portal 9.9.9 of http://127.0.0.1:9: the chart repository")
     assert "check helm.chart_repo_url" in refused and refused.endswith("Nothing was applied")
     missing = pull_failure(repo, 'Error: chart "portal" version "9.9.9" not found in http://127.0.0.1:9 repository')
-    assert "has no chart portal at version 9.9.9" in missing and "check helm.chart_ref and helm.chart_version" in missing
+    assert (
+        "has no chart portal at version 9.9.9" in missing and "check helm.chart_ref and helm.chart_version" in missing
+    )
     plain = pull_failure(oci, "Error: Head: http: server gave HTTP response to HTTPS client")
     assert "set helm.plain_http: true" in plain
 
