@@ -167,7 +167,7 @@ options:
             (E(NUBES_CHART_CACHE), default C(~/.cache/nubes-cloud/charts)), keyed by version and digest, with the
             dependencies its archive does not carry fetched by C(helm dependency build).
           - The chart's name in O(helm.chart_repo_url), or a full C(oci://) reference such as
-            C(oci://registry.example.com/charts/portal) (without tag: the version is O(helm.chart_version)).
+            C(oci://registry.example.com/charts/portal) (without a tag, since the version is O(helm.chart_version)).
           - An unreachable repository, a missing chart or version, and a digest mismatch fail the task before
             anything is written to the cluster. Not pulled with O(state=absent).
         type: str

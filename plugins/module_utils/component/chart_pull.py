@@ -30,7 +30,7 @@ import shutil
 import tarfile
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Type
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.chart_ref import (
     OCI,
@@ -43,9 +43,10 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests im
 try:
     from yaml import YAMLError
 
-    YAML_ERRORS: Tuple[type, ...] = (YAMLError,)
+    YAML_ERRORS: Tuple[Type[BaseException], ...] = (YAMLError,)
 except ImportError:  # pragma: no cover - ansible-core depends on PyYAML
     YAML_ERRORS = ()
+_UNREADABLE: Tuple[Type[BaseException], ...] = (OSError, ValueError, *YAML_ERRORS)
 
 CACHE_ENV = "NUBES_CHART_CACHE"
 DIGESTS_FILE = "digests.json"
@@ -188,7 +189,17 @@ def pull_argv(helm: str, remote: RemoteChart, destination: str) -> List[str]:
     if remote.kind == OCI:
         argv = [helm, "pull", remote.oci_ref, "--version", remote.version, "--destination", destination]
         return argv + (["--plain-http"] if remote.plain_http else [])
-    return [helm, "pull", remote.chart, "--repo", remote.repo_url, "--version", remote.version, "--destination", destination]
+    return [
+        helm,
+        "pull",
+        remote.chart,
+        "--repo",
+        remote.repo_url,
+        "--version",
+        remote.version,
+        "--destination",
+        destination,
+    ]
 
 
 def _helm_message(output: str, work: str) -> str:
@@ -292,7 +303,7 @@ def _chart_metadata(chart: str) -> Dict[str, Any]:
     try:
         with open(os.path.join(chart, "Chart.yaml"), encoding="utf-8") as handle:
             data = load(handle.read())
-    except (OSError, ValueError, *YAML_ERRORS):
+    except _UNREADABLE:
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -8,9 +8,9 @@ plus ``chart_digest`` (Flux's OCIRepository pins a digest the same way):
 
 | options | the chart |
 |---|---|
-| ``chart_ref: portal``, ``chart_repo_url: https://charts.example.com`` | ``portal`` of that repository's ``index.yaml`` |
-| ``chart_ref: oci://registry.example.com/charts/portal`` | the OCI artifact ``charts/portal`` of that registry |
-| ``chart_ref: portal``, ``chart_repo_url: oci://registry.example.com/charts`` | the same (Flux's HelmRepository of type oci) |
+| ``chart_ref: portal``, ``chart_repo_url: https://charts.example.com`` | ``portal`` of the repository's index.yaml |
+| ``chart_ref: oci://registry.example.com/charts/portal`` | the OCI artifact ``charts/portal`` of the registry |
+| ``chart_ref: portal``, ``chart_repo_url: oci://registry.example.com/charts`` | the same (Flux: type oci) |
 
 ``chart_version`` is required and exact (``1.2.3``, not a range): it keys the cache and makes runs repeatable.
 ``chart_digest`` (``sha256:<64 hex>``) is the chart archive's digest (the ``digest`` of its ``index.yaml`` entry,
@@ -70,7 +70,7 @@ class RemoteChart:
     def cache_name(self) -> str:
         """The cache directory of this chart and location: its name and a hash of where it comes from (two
         repositories may serve different charts under one name)."""
-        where = hashlib.sha256(f"{self.kind} {self.location} {self.chart}".encode("utf-8")).hexdigest()[:16]
+        where = hashlib.sha256(f"{self.kind} {self.location} {self.chart}".encode()).hexdigest()[:16]
         return f"{self.chart}-{where}"
 
 
