@@ -6,7 +6,14 @@ from collections.abc import Iterator
 
 import pytest
 
-pytest_plugins = ["tests.emulator.fixtures", "tests.cluster.fixtures", "tests.cluster.helm", "tests.timings"]
+pytest_plugins = [
+    "tests.emulator.fixtures",
+    "tests.cluster.fixtures",
+    "tests.cluster.helm",
+    "tests.cluster.registry",
+    "tests.charts.published",
+    "tests.timings",
+]
 
 
 @pytest.fixture(scope="session", autouse=True)

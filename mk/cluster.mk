@@ -2,7 +2,7 @@
 # `make test` runs cluster-build and cluster-up before the cluster tests and cluster-down at the end.
 .PHONY: cluster-build cluster-up cluster-down cluster-status cluster-test
 
-cluster-build: ## build kube-apiserver, controller-manager, scheduler, etcd, kwok (cached; needs Go 1.26)
+cluster-build: ## build kube-apiserver, controller-manager, scheduler, etcd, kwok, helm, the OCI registry (cached; needs Go 1.26)
 	@tests/cluster/build
 
 cluster-up: ## start the local test cluster (prints KUBECONFIG=...; no-op when running)

@@ -4,6 +4,9 @@ BENCH_TARGETS += bench-component
 # Tests that use the pinned helm (fixture helm_binary, marked `helm` automatically by tests/cluster/helm.py) run in
 # `make integration`, after cluster-build has built helm; `make unit` leaves them out.
 BUILD_MARKERS += helm
+# Tests that use the local OCI registry (fixture oci_registry, marked `registry` by tests/cluster/registry.py; issue 27)
+# likewise run after cluster-build has built it.
+BUILD_MARKERS += registry
 MYPY_PATHS += plugins/plugin_utils
 
 .PHONY: component-unit component-integration component-molecule component-lint component-demo bench-component

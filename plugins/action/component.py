@@ -6,8 +6,11 @@ The module then gets the file contents (option ``templates``, with the resolved 
 kubeconfig's content, so it can run on any host the task is delegated to. A kustomize source is built here, in
 place, so overlays that reference ``../base`` resolve; a Helm chart is rendered here with ``helm template`` (the
 chart, its values files and the helm binary are on the controller), as the release of the component's placement
-with the spec as values. Rendering of templates happens in the module, where the target cluster is reachable for
-``lookup()``. With ``state: absent`` the source is not read: a deletion needs only the record.
+with the spec as values. A chart of a repository or an OCI registry (``helm.chart_ref``, issue 27) is pulled here
+into the controller's chart cache, verified and rendered the same way; its failures (an unreachable repository, a
+missing version, a digest mismatch) end the task before the module runs, so nothing is written to the cluster.
+Rendering of templates happens in the module, where the target cluster is reachable for ``lookup()``. With
+``state: absent`` the source is not read (nor a chart pulled): a deletion needs only the record.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.nubes.cloud.plugins.module_utils.component.chart_pull import PulledChart, pull_chart
+from ansible_collections.nubes.cloud.plugins.module_utils.component.chart_ref import RemoteChart, remote_chart
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
 from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import SOURCE_KIND as HELM
+from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import find_helm
 from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import ReadInput, read_source, resolve_kind
 from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
 from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
@@ -78,6 +84,34 @@ class ActionModule(ActionBase):
         except ComponentError as exc:
             raise AnsibleActionFail(str(exc)) from None
 
+    def _remote_chart(self, args, source):
+        """The chart that ``helm.chart_ref`` names (issue 27), its options checked; None for a chart given as source."""
+        options = args.get("helm")
+        if not isinstance(options, dict):
+            return None  # the module's argument spec names the wrong type
+        try:
+            remote = remote_chart(options, source)
+        except ComponentError as exc:
+            raise AnsibleActionFail(str(exc)) from None
+        if remote is not None:
+            if args.get("templates") is not None or args.get("definitions") is not None:
+                raise AnsibleActionFail("helm.chart_ref, templates and definitions are mutually exclusive; give one")
+            if (args.get("source_kind") or "auto") not in ("auto", HELM):
+                raise AnsibleActionFail(
+                    f"helm.chart_ref names a Helm chart, but source_kind is {args['source_kind']}; use helm or auto"
+                )
+        return remote
+
+    def _pulled_chart(self, remote: RemoteChart, args):
+        """Pull the chart into the controller's cache (or find it there), then render it as a chart directory."""
+        try:
+            helm = find_helm((args.get("helm") or {}).get("helm_binary") or "")
+            pulled: PulledChart = pull_chart(remote, helm, run_command)
+            read = read_source(pulled.path, HELM, self._helm_read_input(args))
+        except ComponentError as exc:
+            raise AnsibleActionFail(str(exc)) from None
+        return pulled, read
+
     def _controller_kubeconfig(self, value):
         if not isinstance(value, str) or "\n" in value or not HAS_YAML:
             return value
@@ -105,8 +139,17 @@ class ActionModule(ActionBase):
         del tmp
         args = dict(self._task.args)
         source = args.pop("source", None)
-        shown = None
-        if source:
+        remote = self._remote_chart(args, source)
+        shown = chart = None
+        if remote is not None:
+            if args.get("state", "present") == "absent":
+                shown = f"({remote.describe()}: not pulled for state absent)"
+            else:
+                pulled, read = self._pulled_chart(remote, args)
+                args["templates"], args["source_kind"] = read["files"], read["kind"]
+                shown = f"(helm template of {remote.describe()}, pulled on the controller)"
+                chart = pulled.to_result(remote)
+        elif source:
             if args.get("templates") is not None or args.get("definitions") is not None:
                 raise AnsibleActionFail("source, templates and definitions are mutually exclusive; give one")
             if args.get("state", "present") == "absent":
@@ -129,4 +172,6 @@ class ActionModule(ActionBase):
         if isinstance(module_args.get("kubeconfig"), dict):
             module_args["kubeconfig"] = "(kubeconfig content, not shown)"
         result.update(module_result)
+        if chart is not None:
+            result["chart"] = chart  # what was rendered: its digest pins it (helm.chart_digest)
         return result

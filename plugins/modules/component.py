@@ -123,6 +123,8 @@ options:
     description:
       - Options of a Helm chart source (O(source_kind=helm), or V(auto) with a chart as O(source)). Given for another
         kind of source, the task fails.
+      - A chart of a chart repository or an OCI registry is named by O(helm.chart_ref) (with O(helm.chart_repo_url),
+        O(helm.chart_version) and optionally O(helm.chart_digest)) in place of O(source).
       - The chart is rendered on the controller by C(helm template), never installed by Helm; the component engine
         applies the objects. C(crds/) objects apply first, C(pre-install) hooks in waves before the main objects
         (C(post-install) after them), C(pre-upgrade)/C(post-upgrade) hooks from the component's second revision on,
@@ -158,6 +160,41 @@ options:
       helm_binary:
         description: Path of the helm binary on the controller; default C(helm) on the controller's E(PATH).
         type: path
+      chart_ref:
+        description:
+          - A chart of a chart repository or an OCI registry, in place of O(source) (as C(chart_ref) of
+            C(kubernetes.core.helm)); pulled on the controller with C(helm pull) into the chart cache
+            (E(NUBES_CHART_CACHE), default C(~/.cache/nubes-cloud/charts)), keyed by version and digest, with the
+            dependencies its archive does not carry fetched by C(helm dependency build).
+          - The chart's name in O(helm.chart_repo_url), or a full C(oci://) reference such as
+            C(oci://registry.example.com/charts/portal) (without a tag, since the version is O(helm.chart_version)).
+          - An unreachable repository, a missing chart or version, and a digest mismatch fail the task before
+            anything is written to the cluster. Not pulled with O(state=absent).
+        type: str
+      chart_repo_url:
+        description:
+          - The chart repository (C(https://) or C(http://), serving C(index.yaml)) that has O(helm.chart_ref), or an
+            C(oci://) registry path, to which O(helm.chart_ref) (then a chart's name) is appended, as Flux's
+            C(HelmRepository) of type C(oci).
+        type: str
+      chart_version:
+        description:
+          - The exact version of O(helm.chart_ref) (for example C(1.2.3); a range is refused, since it would not pin
+            what is installed). Required with O(helm.chart_ref).
+        type: str
+      chart_digest:
+        description:
+          - Expected digest of the chart, C(sha256:) and 64 hex digits; the pulled chart must have it, else the task
+            fails before anything is applied.
+          - The chart archive's sha256 (the C(digest) of its entry in the repository's C(index.yaml), C(sha256sum) of
+            the C(.tgz), the RV(chart.digest) a task returned); for an OCI chart also its manifest digest (what
+            C(helm push) prints).
+        type: str
+      plain_http:
+        description: Reach the OCI registry of O(helm.chart_ref) over plain HTTP (a registry without TLS), as
+          C(helm pull --plain-http).
+        type: bool
+        default: false
   templates:
     description:
       - File contents keyed by relative path, as O(source) produces them (for a kustomize source, the built YAML).
@@ -474,6 +511,26 @@ EXAMPLES = r"""
     spec:
       replicas: 3
 
+- name: Install a chart of a chart repository, pinned by version and digest
+  nubes.cloud.component:
+    name: portal
+    namespace: team-a
+    helm:
+      chart_ref: portal
+      chart_repo_url: https://charts.example.com
+      chart_version: 1.1.0
+      chart_digest: sha256:3f5b7e0c2a9d4e6f8a1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f
+    spec:
+      replicas: 2
+
+- name: Install a chart of an OCI registry
+  nubes.cloud.component:
+    name: portal
+    namespace: team-b
+    helm:
+      chart_ref: oci://registry.example.com/charts/portal
+      chart_version: 1.1.0
+
 - name: Apply an operator's install bundle (a kustomize overlay of ../base, built in place)
   nubes.cloud.component:
     name: operator
@@ -615,6 +672,36 @@ api_calls:
   returned: always
   type: dict
   sample: {GET: 4, PATCH: 2, total: 6}
+chart:
+  description:
+    - The chart pulled for O(helm.chart_ref) (issue 27); its C(digest) is what O(helm.chart_digest) pins.
+  returned: when helm.chart_ref is given and state is present
+  type: dict
+  contains:
+    ref:
+      description: The chart's name in the repository, or its C(oci://) reference.
+      type: str
+    repo_url:
+      description: The chart repository (not for OCI charts).
+      type: str
+    version:
+      description: The version rendered.
+      type: str
+    digest:
+      description: C(sha256:) digest of the chart archive, verified at every use of the cache.
+      type: str
+    manifest_digest:
+      description: For an OCI chart, the manifest digest helm reported when it pulled the chart.
+      type: str
+    cached:
+      description: True when the chart came from the controller's chart cache without a pull.
+      type: bool
+  sample:
+    ref: portal
+    repo_url: https://charts.example.com
+    version: 1.1.0
+    digest: sha256:3f5b7e0c2a9d4e6f8a1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f
+    cached: false
 """
 
 import contextlib  # noqa: E402
@@ -675,6 +762,12 @@ ARGUMENT_SPEC = dict(
                 type="str", choices=["orphan", "delete", "orphan-on-apply", "orphan-on-delete", ""], default="orphan"
             ),
             helm_binary=dict(type="path"),
+            # issue 27: a chart of a repository or an OCI registry, pulled by the action plugin on the controller
+            chart_ref=dict(type="str"),
+            chart_repo_url=dict(type="str"),
+            chart_version=dict(type="str"),
+            chart_digest=dict(type="str"),
+            plain_http=dict(type="bool", default=False),
         ),
     ),
     definitions=dict(type="raw"),
@@ -793,6 +886,11 @@ def build_task(module):
         files, kind = read["files"], read["kind"]
     elif files is not None and kind == "auto":
         kind = "templates"  # file contents given by hand under the option's own name
+    if present and files is None and (params["helm"] or {}).get("chart_ref"):
+        raise ComponentError(
+            "helm.chart_ref is pulled and rendered on the controller by the action plugin of nubes.cloud.component, "
+            "which did not run; call the module through its action plugin (the task name nubes.cloud.component)"
+        )
     if present and files is None and params["definitions"] is None:
         raise ComponentError("state=present needs one of source, templates or definitions")
     if present and params["helm"] is not None and kind != "helm":

@@ -22,6 +22,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ansible_collections.nubes.cloud.plugins.module_utils.component.chart_ref import REMOTE_OPTIONS
 from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import CommandRunner
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import RenderError
 from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import parse_manifests
@@ -74,7 +75,8 @@ class HelmSource:
 SOURCE_KIND = "helm"  # the value of the module's source_kind
 _STRING_OPTIONS = ("kube_version", "helm_binary", "crds_delete_policy")
 _LIST_OPTIONS = ("values_files", "api_versions")
-HELM_OPTIONS = (*_STRING_OPTIONS, *_LIST_OPTIONS, "skip_tests")
+# where the chart comes from when it is not a path (chart_ref, ...): checked by chart_ref.remote_chart (issue 27)
+HELM_OPTIONS = (*_STRING_OPTIONS, *_LIST_OPTIONS, "skip_tests", *REMOTE_OPTIONS)
 
 
 def is_chart(path: str) -> bool:

@@ -115,7 +115,7 @@ def test_processes_are_stopped_by_recorded_pid_only_while_they_run_the_same_bina
 
 def test_versions_are_pinned_in_versions_env() -> None:
     versions = read_versions()
-    assert set(versions) == {"K8S_VERSION", "ETCD_VERSION", "KWOK_VERSION", "HELM_VERSION"}
+    assert set(versions) == {"K8S_VERSION", "ETCD_VERSION", "KWOK_VERSION", "HELM_VERSION", "REGISTRY_VERSION"}
     assert all(value.startswith("v") for value in versions.values())
 
 
