@@ -78,14 +78,24 @@ def _delete_one(ctx: EngineContext, reader: LiveReader, item: InventoryItem, for
             "that recreate it, then re-run"
         )
     orphan = orphans_on_delete(item.deletePolicy) if for_component_deletion else orphans_on_apply(item.deletePolicy)
+    if orphan and is_ours(ctx, live):
+        # Orphan (policy, e.g. Helm's keep): kept on purpose, so no mark of the component stays on it (issue 25): its
+        # finalizer and every label and annotation under the prefix go, and the object is forgotten.
+        writer.release(ctx.api, res, live, ctx.markers)
+        ctx.observe("orphaned", item.describe(), live, None)
+        return _DROP
     if orphan or not is_ours(ctx, live):
-        # Orphan (policy) or auto-orphan (foreign owner): release our finalizer and forget the object.
+        # Auto-orphan (foreign owner): the marks are the other owner's; release only our finalizer, forget it.
         if is_type:
             writer.remove_finalizer(ctx.api, res, live, ctx.markers.finalizer)
         ctx.observe("orphaned", item.describe(), live, None)
         return _DROP
     if not terminating(live):
-        writer.delete(ctx.api, res, live)
+        held = live
+        if is_type and not ctx.dry_run:
+            # issue 25: a type carries the engine's finalizer only from here until it is released below
+            held = writer.hold_for_deletion(ctx.api, res, live, ctx.markers.finalizer)
+        writer.delete(ctx.api, res, held)
         ctx.observe("deleted", item.describe(), live, None)
     if ctx.dry_run:
         return _DROP  # check mode: it would go; nothing waits
