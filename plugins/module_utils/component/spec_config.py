@@ -7,8 +7,9 @@ top level of ``spec`` (reference 1.1): PlacementSpec ``namespace``, ``name``; Su
 TimeoutSpec ``timeout``; ReapplySpec ``reapplyInterval``; PolicySpec ``adoptionPolicy``, ``updatePolicy``,
 ``deletePolicy``, ``missingNamespacesPolicy``; TypeSpec ``additionalManagedTypes``; ImpersonationSpec
 ``serviceAccountName``; and, beyond component-operator-runtime (issue 25), ``healthRules``,
-``reclaimFieldManagers`` and ``driftDetection`` (``mode``, ``ignore``, as Flux's HelmRelease ``driftDetection``). Each is used only where the task did not set the matching option. The spec itself is not
-changed: the templates still see these keys (C2).
+``reclaimFieldManagers`` and ``driftDetection`` (``mode``, ``ignore``, as Flux's HelmRelease ``driftDetection``).
+Each is used only where the task did not set the matching option. The spec itself is not changed: the templates
+still see these keys (C2).
 """
 
 from __future__ import annotations
@@ -170,7 +171,10 @@ def _drift_rule(rule: Any) -> Dict[str, Any]:
         raise _invalid("driftDetection.ignore", rule, "paths as a list of JSON pointers such as /spec/replicas")
     if not _strings(managers):
         raise _invalid("driftDetection.ignore", rule, "managers as a list of field-manager names")
-    if not isinstance(target, dict) or not all(k in DRIFT_TARGET_KEYS and isinstance(v, str) for k, v in target.items()):
+    good_target = isinstance(target, dict) and all(
+        k in DRIFT_TARGET_KEYS and isinstance(v, str) for k, v in target.items()
+    )
+    if not good_target:
         raise _invalid("driftDetection.ignore", rule, "target as {group, kind, namespace, name} strings")
     return {"paths": list(paths), "managers": list(managers), "target": dict(target)}
 

@@ -89,8 +89,9 @@ def test_absent_deletes_the_namespaces_the_missing_namespaces_policy_created(
     target, shared = unique_name("made"), unique_name("made")
     objects = [_config_map("placed"), _config_map("named", namespace=shared)]
     try:
-        applied = ansible.run([component(kube_namespace, "spread", definitions=objects, placement={"namespace": target})])
-        assert not applied[0].get("failed"), applied[0].get("msg")
+        task = component(kube_namespace, "spread", definitions=objects, placement={"namespace": target})
+        applied = ansible.run([task])[0]
+        assert not applied.get("failed"), applied.get("msg")
         for name in (target, shared):
             labels = kubectl.json("get", "namespace", name)["metadata"].get("labels") or {}
             assert labels.get(f"{PREFIX}/created-by"), labels

@@ -89,7 +89,8 @@ def test_deletion_blocked_by_foreign_instance(comp: Component, group: str) -> No
     # issue 25: the CRD carries no finalizer of ours, so an out-of-band deletion is never held by this component
     # (test_component_deletion_cleanup.py proves such a deletion completes after the component's record is gone).
     live_crd = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"gizmos.{group}")
-    assert live_crd is not None and "component.nubes.cloud/finalizer" not in (live_crd["metadata"].get("finalizers") or [])
+    assert live_crd is not None
+    assert "component.nubes.cloud/finalizer" not in (live_crd["metadata"].get("finalizers") or [])
     comp.api.delete(res, comp.namespace, "foreign")
     ok, message = delete_waves.is_deletion_allowed(comp.inventory, comp.ctx)
     assert ok, message
