@@ -173,7 +173,7 @@ class ComponentRun:
         self.record = ComponentRecord()
         self.existed = False
         markers = Markers(task.annotation_prefix)
-        self.writes = report.Writes(hidden=(markers.digest_annotation, markers.owner_label, markers.creator_label))
+        self.writes = report.Writes(hidden=(markers.digest_annotation, markers.owner_label))
         self.inventory: List[InventoryItem] = []
         self.failed = False
         self._store: Optional[ComponentStore] = None
