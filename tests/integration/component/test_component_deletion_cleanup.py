@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 
@@ -162,7 +162,8 @@ def test_crd_deletion_completes_after_the_record_namespace_is_deleted(ansible: A
         assert not applied.get("failed"), applied.get("msg")
         assert FINALIZER not in (kubectl.json("get", "crd", name)["metadata"].get("finalizers") or [])
         # as an earlier version left it: the engine's finalizer on the CRD; the next apply drops it
-        kubectl("patch", "crd", name, "--type=json", "-p", json.dumps([_add_finalizer()]))
+        finalizers = kubectl.json("get", "crd", name)["metadata"].get("finalizers") or []
+        kubectl("patch", "crd", name, "--type=json", "-p", json.dumps([_set_finalizers([*finalizers, FINALIZER])]))
         again = ansible.run([task])[0]
         assert not again.get("failed"), again.get("msg")
         assert FINALIZER not in (kubectl.json("get", "crd", name)["metadata"].get("finalizers") or [])
@@ -178,6 +179,5 @@ def test_crd_deletion_completes_after_the_record_namespace_is_deleted(ansible: A
         kubectl("delete", "namespace", ns, "--wait=false", "--ignore-not-found", check=False)
 
 
-def _add_finalizer() -> Dict[str, Any]:
-    """Append the engine's finalizer (the CRD keeps the apiextensions cleanup finalizer it already has)."""
-    return {"op": "add", "path": "/metadata/finalizers/-", "value": FINALIZER}
+def _set_finalizers(finalizers: List[str]) -> Dict[str, Any]:
+    return {"op": "add", "path": "/metadata/finalizers", "value": finalizers}
