@@ -189,7 +189,7 @@ def _drift_detection(spec: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
     found: Dict[str, Any] = {}
     mode = value.get("mode")
     if mode not in (None, "") and mode not in MODES:
-        raise _invalid("driftDetection.mode", mode, f"one of {', '.join(MODES)} (\"\" = the default)")
+        raise _invalid("driftDetection.mode", mode, f'one of {", ".join(MODES)} ("" = the default)')
     if mode:
         found["mode"] = mode
     ignore = value.get("ignore")

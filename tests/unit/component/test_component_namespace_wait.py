@@ -131,7 +131,12 @@ def test_created_namespaces_are_deleted_unless_something_lives_in_them() -> None
     api = CreatedNamespacesApi(namespaces, {"busy": ["foreign"]})
     api.discovery = OneKindDiscovery()  # type: ignore[assignment]
     kept, stuck = ns_wait.delete_created_namespaces(
-        api, "p/created-by=hash", "p/owner-id", 600, clock.sleep, clock.monotonic  # type: ignore[arg-type]
+        api,
+        "p/created-by=hash",
+        "p/owner-id",
+        600,
+        clock.sleep,
+        clock.monotonic,  # type: ignore[arg-type]
     )
     assert api.selectors == ["p/created-by=hash"]
     assert api.deleted == ["empty"]
@@ -149,7 +154,12 @@ def test_own_namespace_object_is_waited_for_with_the_bound() -> None:
     clock = Clock()
     api = FakeApi([_terminating(DISCOVERY_FAILURE)])
     message = ns_wait.delete_namespace_object(
-        lambda: False, api, "t-1", 600, clock.sleep, clock.monotonic  # type: ignore[arg-type]
+        lambda: False,
+        api,
+        "t-1",
+        600,
+        clock.sleep,
+        clock.monotonic,  # type: ignore[arg-type]
     )
     assert ns_wait.FAILURE_GRACE_SECONDS <= clock.now < ns_wait.FAILURE_GRACE_SECONDS + 1
     assert "NamespaceDeletionDiscoveryFailure" in message

@@ -30,8 +30,12 @@ def _namespace(seconds_ago: int, status: str = "True") -> Dict[str, Any]:
         "lastTransitionTime": since,
         "message": "Discovery failed for some groups, 1 failing: metrics.k8s.io/v1beta1",
     }
-    remaining = {"type": "NamespaceContentRemaining", "status": "True", "lastTransitionTime": since,
-                 "message": "Some resources are remaining: widgets.x has 1 resource instances"}
+    remaining = {
+        "type": "NamespaceContentRemaining",
+        "status": "True",
+        "lastTransitionTime": since,
+        "message": "Some resources are remaining: widgets.x has 1 resource instances",
+    }
     return {
         "metadata": {"name": "apps", "deletionTimestamp": "2026-12-02T06:59:00Z"},
         "status": {"phase": "Terminating", "conditions": [failure, remaining]},
