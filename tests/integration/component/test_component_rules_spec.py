@@ -46,14 +46,14 @@ def test_presence_rule_makes_a_load_balancer_wait_for_its_address(
     assert not (service.get("status") or {}).get("loadBalancer", {}).get("ingress")
     record = record_state(kubectl, ns, "edge")
     assert record["state"] == "Error"
-    assert record["inventory"][0]["phase"] != "Ready"
+    assert record["inventory"][0]["status"] == "InProgress"  # applied before, not ready by the rule
 
     address = {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.10"}]}}}
     kubectl("patch", "service", "edge", "-n", ns, "--subresource=status", "--type=merge", "-p", json.dumps(address))
     ready = ansible.run([component(ns, "edge", definitions=[LOAD_BALANCER], health_rules=[ADDRESS_RULE])])[0]
     assert not ready.get("failed"), ready.get("msg")
     assert record_state(kubectl, ns, "edge")["state"] == "Ready"
-    assert record_state(kubectl, ns, "edge")["inventory"][0]["phase"] == "Ready"
+    assert record_state(kubectl, ns, "edge")["inventory"][0]["status"] == "Current"
 
 
 SETTINGS = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"message": "hello"}}
