@@ -80,7 +80,7 @@ def test_absent_bounds_the_wait_for_a_namespace_object(ansible: Ansible, kubectl
         assert kubectl("get", "configmap", "settings", "-n", ns, check=False).returncode != 0
     finally:
         kubectl("delete", "apiservice", f"v1beta1.{group}", "--ignore-not-found", check=False)
-        for name in {ns, home}:
+        for name in sorted({ns, home}):
             kubectl("delete", "namespace", name, "--wait=false", "--ignore-not-found", check=False)
 
 
