@@ -360,9 +360,12 @@ options:
         failed when its O(health_rules[].failed) check passes; a failed object fails the task at once, naming the
         object and what its status says. While C(status.observedGeneration) is behind C(metadata.generation) the
         object is not ready.
-      - 'Each check is either a condition, C({condition: Ready, status: "True"}) (C(status) defaults to C("True"),
-        C(reason) is optional), or a field given as a JSON pointer with the value it must have,
-        C({field: /status/phase, value: Running}).'
+      - 'Each check is a condition, C({condition: Ready, status: "True"}) (C(status) defaults to C("True"),
+        C(reason) is optional), a field given as a JSON pointer with the value it must have,
+        C({field: /status/phase, value: Running}), or a field that must be present (exist and not be empty),
+        C({field: /status/loadBalancer/ingress, present: true}) (C(present: false): missing or empty).'
+      - 'For example C({group: "", kind: Service, ready: {field: /status/loadBalancer/ingress, present: true}})
+        makes every Service of the component wait for a load-balancer address, stricter than kstatus.'
       - A rule that does not parse fails the task before any write.
       - Default none, or C(healthRules) of O(spec) with O(spec_configuration=true).
     type: list
@@ -414,6 +417,8 @@ options:
       - Fields an ignore rule names are left out of the comparison and kept at their live value on every write.
       - Per object, the annotations C(<annotation_prefix>/drift-ignore-paths) (comma-separated JSON pointers) and
         C(<annotation_prefix>/drift-ignore-managers) (comma-separated field managers) add to the rules.
+      - With O(spec_configuration=true), C(driftDetection) of O(spec) (C({mode, ignore}), the same keys) fills
+        O(drift_detection.mode) and O(drift_detection.ignore) where the task does not set them.
     type: dict
     suboptions:
       mode:
@@ -421,15 +426,15 @@ options:
           - V(enabled) corrects drift on every run; V(warn) reports it (RV(drift), a warning, the diff with
             C(--diff)) and writes nothing for it; V(disabled) trusts the record's digests and re-applies unchanged
             objects only after O(reapply_interval), as component-operator-runtime does.
+          - Default V(enabled), or C(driftDetection.mode) of O(spec) with O(spec_configuration=true).
         type: str
         choices: [enabled, warn, disabled]
-        default: enabled
       ignore:
-        description: Rules whose fields are never reverted, for example C(/spec/replicas) of a Deployment an HPA
-          scales.
+        description:
+          - Rules whose fields are never reverted, for example C(/spec/replicas) of a Deployment an HPA scales.
+          - Default none, or C(driftDetection.ignore) of O(spec) with O(spec_configuration=true).
         type: list
         elements: dict
-        default: []
         suboptions:
           paths:
             description: JSON pointers (RFC 6901), for example C(/spec/replicas).
@@ -825,11 +830,11 @@ ARGUMENT_SPEC = dict(
     drift_detection=dict(
         type="dict",
         options=dict(
-            mode=dict(type="str", choices=["enabled", "warn", "disabled"], default="enabled"),
+            # C9: no defaults (None = not given): driftDetection of the spec fills them, else enabled and no rules
+            mode=dict(type="str", choices=["enabled", "warn", "disabled"]),
             ignore=dict(
                 type="list",
                 elements="dict",
-                default=[],
                 options=dict(
                     paths=dict(type="list", elements="str", default=[]),
                     managers=dict(type="list", elements="str", default=[]),
@@ -899,7 +904,7 @@ def build_task(module):
             + (f"of kind {kind}" if files is not None else "definitions")
         )
     impersonate = options["impersonate"]
-    drift_options = params["drift_detection"] or {}
+    drift_options = options["drift_detection"]  # issue 25, C9: the task's, else driftDetection of the spec
     for rule in drift_options.get("ignore") or []:
         for pointer in rule.get("paths") or []:  # issue 25: a bad JSON pointer fails before any API call
             if not pointer.startswith("/"):
@@ -936,8 +941,8 @@ def build_task(module):
         reclaim_field_managers=options["reclaim_field_managers"],
         timeout=float(options["timeout"]),  # C14: 0 (in the task or the spec) already became the default
         reapply_interval=float(options["reapply_interval"]),
-        drift_mode=drift_options.get("mode") or "enabled",
-        drift_ignore=list(drift_options.get("ignore") or []),
+        drift_mode=drift_options["mode"],
+        drift_ignore=list(drift_options["ignore"]),
         wait=params["wait"],
         annotation_prefix=params["annotation_prefix"],
         check_mode=module.check_mode,

@@ -1,7 +1,8 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The component's own namespace on ``state: absent``: removed again when the component created it, but only when
-nothing but the component's record (and what Kubernetes puts in every namespace) is left in it.
+"""Namespaces a component created, on ``state: absent``: its own namespace (where the record lives) and those the
+missing-namespaces policy created for its objects are removed again, but only when nothing but the component's
+record (and what Kubernetes puts in every namespace) is left in them.
 
 The wait for it to go is bounded (issue 25): a namespace whose deletion fails (a ``NamespaceDeletion...Failure``
 condition, e.g. ``NamespaceDeletionDiscoveryFailure`` while an aggregated API is down) for ``FAILURE_GRACE_SECONDS``,
@@ -69,6 +70,67 @@ def delete_own_namespace(
         )
     api.delete(NAMESPACES, "", store.namespace)
     return "", wait_until_gone(api, store.namespace, timeout, sleep, monotonic)
+
+
+def delete_namespace_object(
+    delete_step: Callable[[], bool],
+    api: KubeApi,
+    name: str,
+    timeout: float,
+    sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> str:
+    """The component's own namespace as one of its objects (issue 25): one reconciler delete step (the DELETE, or
+    the orphan by policy; True when nothing is left to wait for), then the bounded wait of ``wait_until_gone``
+    instead of the run loop's wait to the timeout, which ended in a bare ``Timeout`` when the namespace could not
+    finalise. Nothing is persisted after the step: the record lives in the namespace and goes with it. "" when
+    the namespace is gone (or orphaned), else why it cannot finalise."""
+    if delete_step():
+        return ""
+    return wait_until_gone(api, name, timeout, sleep, monotonic)
+
+
+def delete_created_namespaces(
+    api: KubeApi,
+    selector: str,
+    owner_label: str,
+    timeout: float,
+    sleep: Callable[[float], None] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> Tuple[List[str], str]:
+    """Issue 25, C15: the namespaces the missing-namespaces policy created for the component's objects (labelled
+    ``selector`` at creation, ``apply_waves._ensure_namespaces``) go with the component, as its own namespace does:
+    each is deleted when nothing but what every namespace holds is left in it, and the wait for them is bounded
+    (``wait_until_gone``). A namespace another component took into its set (it carries an ``owner_label``) is that
+    component's. Returns ``(kept, stuck)``: a warning per namespace kept because something lives in it, and why a
+    deleted one cannot finalise ("" when all are gone)."""
+    kept: List[str] = []
+    deleted: List[str] = []
+    try:
+        created = api.list(NAMESPACES, "", label_selector=selector)
+    except Forbidden:
+        return [], ""  # an identity that may not list namespaces cannot see them: they stay, as before issue 25
+    for namespace in created:
+        meta = namespace.get("metadata") or {}
+        name = str(meta.get("name"))
+        if (meta.get("labels") or {}).get(owner_label):
+            continue
+        if not meta.get("deletionTimestamp"):
+            others = leftovers(api, name, [])
+            if others:
+                kept.append(
+                    f"namespace {name} was created by this component (missing-namespaces policy) but is kept: it "
+                    f"still holds {', '.join(others[:5])}"
+                )
+                continue
+            api.delete(NAMESPACES, "", name)
+        deleted.append(name)
+    start = monotonic()
+    for name in deleted:
+        stuck = wait_until_gone(api, name, max(0.0, timeout - (monotonic() - start)), sleep, monotonic)
+        if stuck:
+            return kept, stuck
+    return kept, ""
 
 
 def _failures(conditions: List[Mapping[str, Any]]) -> List[str]:

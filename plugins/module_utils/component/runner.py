@@ -29,7 +29,11 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import 
     run_until_done,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import inline_definitions
-from ansible_collections.nubes.cloud.plugins.module_utils.component.namespace import delete_own_namespace
+from ansible_collections.nubes.cloud.plugins.module_utils.component.namespace import (
+    delete_created_namespaces,
+    delete_namespace_object,
+    delete_own_namespace,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
 from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderInput
 from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (
@@ -509,23 +513,37 @@ class ComponentRun:
                 return self.result(True)  # wait=false: returned with the current state
         if task.check_mode:
             return self.result(True, plan=self.writes.plan())
-        if own:
-            outcome = self._loop(DELETE, own, reconciler, None, deadline)  # the record goes with the namespace
-            if outcome is not None and not outcome.done:
-                raise self.fail(outcome.error or record.state, True)
+        # issue 25, C15: the namespaces the missing-namespaces policy created go too (bounded wait, the record kept)
+        markers = reconciler.markers
+        warnings, stuck = delete_created_namespaces(
+            self.api,
+            markers.created_selector(hash_owner_id(self.owner_id)),
+            markers.owner_label,
+            max(0.0, deadline - time.monotonic()),
+        )
+        if stuck:
+            record.set_state(STATE_DELETING, REASON_NAMESPACE_STUCK, stuck, _now())
+            store.save(record)
+            raise self.fail(stuck, True)
+        kept = ""
+        if own:  # one of its objects: one delete step, then the bounded wait (issue 25); the record goes with it
+            self.inventory = own
+            stuck = delete_namespace_object(  # wait=false: the DELETE is sent, nothing waited for
+                lambda: reconciler.delete(own) or not task.wait,
+                self.api,
+                task.namespace,
+                max(0.0, deadline - time.monotonic()),
+            )
         elif record.createdNamespace:
             kept, stuck = delete_own_namespace(self.api, store, max(0.0, deadline - time.monotonic()))
-            if kept:
-                store.delete()
-                record.state = ""
-                return self.result(True, warnings=[kept])
-            if stuck:  # issue 25: a namespace that cannot finalise is no plain success
-                store.delete()  # the record went with the namespace's content, or goes now
-                record.set_state(STATE_DELETING, REASON_NAMESPACE_STUCK, stuck, _now())
-                raise self.fail(stuck, True)
+        if stuck:  # issue 25: a namespace that cannot finalise is no plain success
+            store.delete()  # the record went with the namespace's content, or goes now
+            record.set_state(STATE_DELETING, REASON_NAMESPACE_STUCK, stuck, _now())
+            raise self.fail(stuck, True)
         store.delete()
         record.state = ""
-        return self.result(True)
+        warnings += [kept] if kept else []
+        return self.result(True, **({"warnings": warnings} if warnings else {}))
 
     def _delete_steps(self, objects: List[InventoryItem]) -> List[DeleteStep]:
         """The steps of a deletion, from the one the record says a stopped run was in."""

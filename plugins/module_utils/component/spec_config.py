@@ -6,9 +6,10 @@ With ``spec_configuration: true`` the keys of component-operator-runtime's embed
 top level of ``spec`` (reference 1.1): PlacementSpec ``namespace``, ``name``; SuspensionSpec ``suspend``;
 TimeoutSpec ``timeout``; ReapplySpec ``reapplyInterval``; PolicySpec ``adoptionPolicy``, ``updatePolicy``,
 ``deletePolicy``, ``missingNamespacesPolicy``; TypeSpec ``additionalManagedTypes``; ImpersonationSpec
-``serviceAccountName``; and, beyond component-operator-runtime (issue 25), ``healthRules`` and
-``reclaimFieldManagers``. Each is used only where the task did not set the matching option. The spec itself is not
-changed: the templates still see these keys (C2).
+``serviceAccountName``; and, beyond component-operator-runtime (issue 25), ``healthRules``,
+``reclaimFieldManagers`` and ``driftDetection`` (``mode``, ``ignore``, as Flux's HelmRelease ``driftDetection``).
+Each is used only where the task did not set the matching option. The spec itself is not changed: the templates
+still see these keys (C2).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import SpecConfigurationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_ENABLED, MODES
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fields import RECLAIMED_MANAGER_PREFIXES
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies import parse_duration, to_kebab
@@ -50,6 +52,13 @@ SPEC_KEYS = (
     "serviceAccountName",
     "healthRules",
     "reclaimFieldManagers",
+    "driftDetection",
+)
+DRIFT_RULE_KEYS = ("paths", "managers", "target")
+DRIFT_TARGET_KEYS = ("group", "kind", "namespace", "name")
+DRIFT_EXPECTED = (
+    "{mode: enabled|warn|disabled, ignore: [{paths: [/json/pointer], managers: [name], target: {group, kind, "
+    "namespace, name}}]}"
 )
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
@@ -149,6 +158,48 @@ def _managers(spec: Mapping[str, Any]) -> Optional[List[str]]:
     return list(value)
 
 
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+def _drift_rule(rule: Any) -> Dict[str, Any]:
+    """One ``driftDetection.ignore`` rule, validated; the keys the module's option has, filled in."""
+    if not isinstance(rule, dict) or not set(rule) <= set(DRIFT_RULE_KEYS):
+        raise _invalid("driftDetection.ignore", rule, "a rule {paths, managers, target}")
+    paths, managers, target = rule.get("paths") or [], rule.get("managers") or [], rule.get("target") or {}
+    if not _strings(paths) or not all(p.startswith("/") for p in paths):
+        raise _invalid("driftDetection.ignore", rule, "paths as a list of JSON pointers such as /spec/replicas")
+    if not _strings(managers):
+        raise _invalid("driftDetection.ignore", rule, "managers as a list of field-manager names")
+    good_target = isinstance(target, dict) and all(
+        k in DRIFT_TARGET_KEYS and isinstance(v, str) for k, v in target.items()
+    )
+    if not good_target:
+        raise _invalid("driftDetection.ignore", rule, "target as {group, kind, namespace, name} strings")
+    return {"paths": list(paths), "managers": list(managers), "target": dict(target)}
+
+
+def _drift_detection(spec: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """Issue 25, C9: ``driftDetection`` ``{mode, ignore}``; only the keys that are set (mode "" = the default)."""
+    value = spec.get("driftDetection")
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not set(value) <= {"mode", "ignore"}:
+        raise _invalid("driftDetection", value, DRIFT_EXPECTED)
+    found: Dict[str, Any] = {}
+    mode = value.get("mode")
+    if mode not in (None, "") and mode not in MODES:
+        raise _invalid("driftDetection.mode", mode, f'one of {", ".join(MODES)} ("" = the default)')
+    if mode:
+        found["mode"] = mode
+    ignore = value.get("ignore")
+    if ignore is not None and not isinstance(ignore, list):
+        raise _invalid("driftDetection.ignore", ignore, "a list of rules {paths, managers, target}")
+    if ignore is not None:
+        found["ignore"] = [_drift_rule(rule) for rule in ignore]
+    return found
+
+
 def _checked(key: str, value: Optional[str], pattern: re.Pattern[str], expected: str) -> Optional[str]:
     if value is not None and not pattern.match(value):
         raise _invalid(key, value, expected)
@@ -171,6 +222,7 @@ def read_spec_configuration(spec: Mapping[str, Any], component_namespace: str) -
         "additional_managed_types": lambda: _managed_types(spec),
         "health_rules": lambda: _health_rules(spec),
         "reclaim_field_managers": lambda: _managers(spec),
+        "drift_detection": lambda: _drift_detection(spec),
     }
     for option, read in readers.items():
         value = read()
@@ -193,11 +245,12 @@ def merge_spec_configuration(task_options: Mapping[str, Any], spec: Mapping[str,
 
     ``task_options`` holds the module parameters ``namespace``, ``spec_configuration``, ``placement``, ``suspend``,
     ``timeout``, ``reapply_interval``, ``policies``, ``additional_managed_types``, ``health_rules``,
-    ``reclaim_field_managers`` and ``impersonate``. The result
+    ``reclaim_field_managers``, ``drift_detection`` and ``impersonate``. The result
     has the same option keys with every value filled in: ``placement`` {namespace, name} ("" = the component's),
     ``suspend``, ``timeout`` and ``reapply_interval`` (seconds), ``policies`` (all four), ``additional_managed_types``
-    ``health_rules`` ([] = kstatus only), ``reclaim_field_managers`` (default ``["kubectl"]``) and ``impersonate``
-    {user, groups} (user "" = no impersonation). A setting given in the task always wins; the
+    ``health_rules`` ([] = kstatus only), ``reclaim_field_managers`` (default ``["kubectl"]``), ``drift_detection``
+    {mode, ignore} (default mode ``enabled``, no rules; each merged on its own) and ``impersonate`` {user, groups}
+    (user "" = no impersonation). A setting given in the task always wins; the
     spec is read only when ``spec_configuration`` is true.
     """
     from_spec: Dict[str, Any] = {}
@@ -206,6 +259,8 @@ def merge_spec_configuration(task_options: Mapping[str, Any], spec: Mapping[str,
     placement = task_options.get("placement") or {}
     policies = task_options.get("policies") or {}
     impersonate = task_options.get("impersonate") or {}
+    drift = task_options.get("drift_detection") or {}
+    drift_from_spec = from_spec.get("drift_detection") or {}
 
     def pick(given: Any, key: str, default: Any) -> Any:
         if given is not None:
@@ -236,5 +291,9 @@ def merge_spec_configuration(task_options: Mapping[str, Any], spec: Mapping[str,
         "reclaim_field_managers": list(
             pick(task_options.get("reclaim_field_managers"), "reclaim_field_managers", list(RECLAIMED_MANAGER_PREFIXES))
         ),
+        "drift_detection": {  # issue 25, C9: mode and ignore rules each from the task, else the spec
+            "mode": drift.get("mode") if drift.get("mode") is not None else drift_from_spec.get("mode", MODE_ENABLED),
+            "ignore": list(drift["ignore"] if drift.get("ignore") is not None else drift_from_spec.get("ignore", [])),
+        },
         "impersonate": {"user": user, "groups": groups},
     }

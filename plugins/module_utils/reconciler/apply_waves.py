@@ -157,7 +157,9 @@ def _ensure_namespaces(ctx: EngineContext, desired: List[DesiredObject]) -> None
             return
         try:
             if ctx.api.get(NAMESPACES, "", name) is None:
-                body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+                # issue 25, C15: labelled with the component that created it, so its deletion can remove it again
+                labels = {ctx.markers.creator_label: ctx.hashed_owner_id}
+                body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
                 created = ctx.api.create(NAMESPACES, "", body)
                 ctx.observe("created", f"Namespace {name}", None, created)
         except Conflict:
@@ -257,6 +259,9 @@ def _write_or_check(
             item.phase = c.PHASE_CREATING
             item.lastAppliedAt = now
             return ctx.dry_run
+    live = writer.drop_applied_finalizer(ctx.api, res, live, desired.group, desired.kind, ctx.markers.finalizer)
+    if live is None:
+        return False  # issue 25: a type deleted out-of-band went once its old finalizer was dropped: created again
     live_digest = annotations_of(live).get(ctx.markers.digest_annotation, "")
     both_once = live_digest == c.ONCE_DIGEST and item.digest == c.ONCE_DIGEST
     if not terminating(live) and not both_once:

@@ -67,6 +67,7 @@ ANN_DRIFT_IGNORE_MANAGERS = "drift-ignore-managers"  # issue 25: field managers 
 # Engine markers.
 MARK_OWNER_ID = "owner-id"
 MARK_DIGEST = "digest"
+MARK_CREATED_BY = "created-by"  # issue 25: label of a namespace the missing-namespaces policy created
 FINALIZER_SUFFIX = "finalizer"
 
 KNOWN_ANNOTATION_SUFFIXES = (

@@ -15,6 +15,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import parse_time
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import ResourceInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
@@ -47,6 +48,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.steps impor
 
 _DROP = "drop"
 _PENDING = "pending"
+NAMESPACE_FAILURE_GRACE_SECONDS = 10.0  # as component.namespace's wait for the namespaces the component created
 
 
 def _delete_item(
@@ -70,6 +72,8 @@ def _delete_one(ctx: EngineContext, reader: LiveReader, item: InventoryItem, for
         if terminating(live):
             if is_type and is_ours(ctx, live) and not ctx.dry_run:
                 _release_type(ctx, res, live, item)
+            if (item.group, item.kind) == NAMESPACE and not ctx.dry_run:
+                _check_namespace_finalises(ctx, item, live)
             return _PENDING
         if not is_ours(ctx, live):
             return _DROP  # resurrected by someone else
@@ -78,14 +82,24 @@ def _delete_one(ctx: EngineContext, reader: LiveReader, item: InventoryItem, for
             "that recreate it, then re-run"
         )
     orphan = orphans_on_delete(item.deletePolicy) if for_component_deletion else orphans_on_apply(item.deletePolicy)
+    if orphan and is_ours(ctx, live):
+        # Orphan (policy, e.g. Helm's keep): kept on purpose, so no mark of the component stays on it (issue 25): its
+        # finalizer and every label and annotation under the prefix go, and the object is forgotten.
+        writer.release(ctx.api, res, live, ctx.markers)
+        ctx.observe("orphaned", item.describe(), live, None)
+        return _DROP
     if orphan or not is_ours(ctx, live):
-        # Orphan (policy) or auto-orphan (foreign owner): release our finalizer and forget the object.
+        # Auto-orphan (foreign owner): the marks are the other owner's; release only our finalizer, forget it.
         if is_type:
             writer.remove_finalizer(ctx.api, res, live, ctx.markers.finalizer)
         ctx.observe("orphaned", item.describe(), live, None)
         return _DROP
     if not terminating(live):
-        writer.delete(ctx.api, res, live)
+        held = live
+        if is_type and not ctx.dry_run:
+            # issue 25: a type carries the engine's finalizer only from here until it is released below
+            held = writer.hold_for_deletion(ctx.api, res, live, ctx.markers.finalizer)
+        writer.delete(ctx.api, res, held)
         ctx.observe("deleted", item.describe(), live, None)
     if ctx.dry_run:
         return _DROP  # check mode: it would go; nothing waits
@@ -95,6 +109,36 @@ def _delete_one(ctx: EngineContext, reader: LiveReader, item: InventoryItem, for
         if refreshed is not None:
             _release_type(ctx, res, refreshed, item)
     return _PENDING
+
+
+def _check_namespace_finalises(ctx: EngineContext, item: InventoryItem, live: Dict[str, Any]) -> None:
+    """Issue 25: a deleted Namespace of the set whose deletion fails (a ``NamespaceDeletion...Failure`` condition,
+    e.g. ``NamespaceDeletionDiscoveryFailure`` while an aggregated API is down) for ``NAMESPACE_FAILURE_GRACE_SECONDS``
+    by the condition's own ``lastTransitionTime`` ends the deletion with the namespace's conditions, which also say
+    what is left in it, instead of a wait to the timeout. A failure that clears within the grace (an API that was
+    starting) is waited for."""
+    conditions = [cond for cond in (live.get("status") or {}).get("conditions") or [] if isinstance(cond, dict)]
+    failing = [
+        cond for cond in conditions if str(cond.get("type", "")).endswith("Failure") and cond.get("status") == "True"
+    ]
+    if not failing:
+        return
+    try:
+        since = min(parse_time(str(cond.get("lastTransitionTime"))) for cond in failing)
+    except ValueError:
+        return  # no usable time: the timeout bounds the wait
+    if (ctx.clock() - since).total_seconds() < NAMESPACE_FAILURE_GRACE_SECONDS:
+        return
+    said = "; ".join(
+        f"{cond.get('type')}: {cond.get('message') or cond.get('reason') or ''}".rstrip(": ")
+        for cond in conditions
+        if cond.get("status") == "True"
+    )
+    raise EngineError(
+        f"{item.describe()} was deleted but cannot finalise: {said}. Fix what the condition names (a "
+        "NamespaceDeletionDiscoveryFailure: the unavailable APIService, see `kubectl get apiservices`); the namespace "
+        f"then finishes by itself (`kubectl get namespace {item.name} -o yaml`)"
+    )
 
 
 def _release_type(ctx: EngineContext, res: ResourceInfo, live: Dict[str, Any], item: InventoryItem) -> None:

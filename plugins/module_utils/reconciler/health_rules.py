@@ -4,9 +4,10 @@
 
 kstatus (``readiness.analyze``) stays the default; a rule replaces it for the objects of its group and kind, as
 Flux's CEL health checks, Argo CD's Lua health and kapp's wait rules do. A check is a condition
-(``{condition: Ready, status: "True"}``, optionally ``reason``) or a field given as a JSON pointer with the value
-it must have (``{field: /status/phase, value: Running}``). A rule that does not parse is a ``ValidationError``:
-callers parse the rules before any write.
+(``{condition: Ready, status: "True"}``, optionally ``reason``), a field given as a JSON pointer with the value
+it must have (``{field: /status/phase, value: Running}``), or a field that must be present, i.e. exist and not be
+empty (``{field: /status/loadBalancer/ingress, present: true}``; ``present: false``: missing or empty). A rule that
+does not parse is a ``ValidationError``: callers parse the rules before any write.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.policies im
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.readiness import Analyzer, Result, analyze
 
 RULE_KEYS = ("group", "kind", "ready", "failed")
-CHECK_FORMS = '{condition: TYPE, status: "True"|"False"|"Unknown", reason: R} or {field: /json/pointer, value: V}'
+CHECK_FORMS = (
+    '{condition: TYPE, status: "True"|"False"|"Unknown", reason: R}, {field: /json/pointer, value: V} or '
+    "{field: /json/pointer, present: true|false}"
+)
 _MISSING = object()
 
 
@@ -30,19 +34,23 @@ class HealthFailedError(EngineError):
 
 @dataclass(frozen=True)
 class Check:
-    """One condition check (``condition``, ``status``, ``reason``) or one field check (``pointer``, ``value``)."""
+    """One condition check (``condition``, ``status``, ``reason``), one field check (``pointer``, ``value``) or one
+    presence check (``pointer``, ``present``: True or False; None for the other forms)."""
 
     condition: str = ""
     status: str = "True"
     reason: str = ""
     pointer: Tuple[str, ...] = ()
     value: Any = None
+    present: Optional[bool] = None
 
     def describe(self) -> str:
-        """``condition Ready=True`` or ``field /status/phase == 'Running'``."""
+        """``condition Ready=True``, ``field /status/phase == 'Running'`` or ``field /status/x present``."""
         if self.condition:
             reason = f" (reason {self.reason})" if self.reason else ""
             return f"condition {self.condition}={self.status}{reason}"
+        if self.present is not None:
+            return f"field /{'/'.join(self.pointer)} {'present' if self.present else 'absent'}"
         return f"field /{'/'.join(self.pointer)} == {self.value!r}"
 
 
@@ -83,6 +91,11 @@ def _check(value: Any, where: str) -> Check:
         return Check(condition=ctype.strip(), status=status, reason=reason)
     if "field" in keys and keys == {"field", "value"}:
         return Check(pointer=_pointer(value["field"], where), value=value["value"])
+    if "field" in keys and keys == {"field", "present"}:
+        # issue 25: the presence form, e.g. a LoadBalancer Service's /status/loadBalancer/ingress (an address)
+        if not isinstance(value["present"], bool):
+            raise ValidationError(f"{where}.present: expected true or false, got {value['present']!r}")
+        return Check(pointer=_pointer(value["field"], where), present=value["present"])
     raise ValidationError(f"{where}: expected {CHECK_FORMS}, got {dict(value)!r}")
 
 
@@ -155,7 +168,14 @@ def matches(check: Check, obj: Mapping[str, Any]) -> Tuple[bool, str]:
         return False, f"no {check.condition} condition yet"
     live = _lookup(obj, check.pointer)
     shown = "missing" if live is _MISSING else repr(live)
+    if check.present is not None:
+        return _present(live) == check.present, f"/{'/'.join(check.pointer)} is {shown}"
     return live is not _MISSING and _same(live, check.value), f"/{'/'.join(check.pointer)} is {shown}"
+
+
+def _present(live: Any) -> bool:
+    """The field exists and is not empty: null, "", [] and {} count as absent (an address list not filled yet)."""
+    return live is not _MISSING and live is not None and live not in ("", [], {})
 
 
 def _describe(obj: Mapping[str, Any]) -> str:

@@ -34,6 +34,13 @@ class Markers:
         return f"{self.prefix}/{c.MARK_OWNER_ID}"
 
     @property
+    def creator_label(self) -> str:
+        """Label (hashed owner id) on a namespace the missing-namespaces policy created for the component (issue 25):
+        not the owner label, so the namespace is not one of the component's objects, and another component may still
+        take it into its set (adoption if-unowned)."""
+        return f"{self.prefix}/{c.MARK_CREATED_BY}"
+
+    @property
     def digest_annotation(self) -> str:
         """Annotation holding the item digest of the last write."""
         return f"{self.prefix}/{c.MARK_DIGEST}"
@@ -55,6 +62,10 @@ class Markers:
     def owned_selector(self, hashed_owner_id: str) -> str:
         """Label selector for objects owned by the component."""
         return f"{self.owner_label}={hashed_owner_id}"
+
+    def created_selector(self, hashed_owner_id: str) -> str:
+        """Label selector for the namespaces the missing-namespaces policy created for the component (issue 25)."""
+        return f"{self.creator_label}={hashed_owner_id}"
 
     def foreign_selector(self, hashed_owner_id: str) -> str:
         """Label selector for objects not owned by the component (also matches unlabelled ones)."""

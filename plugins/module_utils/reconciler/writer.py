@@ -20,6 +20,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.managed_fie
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.normalize import split_api_version
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ordering import API_SERVICE, CRD
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import Markers
 
 
 def _metadata(obj: Mapping[str, Any]) -> Dict[str, Any]:
@@ -27,8 +28,18 @@ def _metadata(obj: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def desired_body(manifest: Mapping[str, Any], digest: str, group: str, kind: str, ctx: EngineContext) -> Dict[str, Any]:
-    """The object as written: owner label and annotation, digest annotation, finalizer on type definitions (3.1).
-    Only the metadata is copied: the rest (a CRD's schema) is shared with the desired object and never changed."""
+    """The object as written: owner label and annotation, digest annotation (3.1). Only the metadata is copied: the
+    rest (a CRD's schema) is shared with the desired object and never changed.
+
+    Issue 25: type definitions (CRDs, APIServices) no longer get the engine's finalizer when applied (reference 3.1
+    adds it). component-operator-runtime is a controller that is always running, so its finalizer on a type is
+    removed by its next reconcile; an Ansible run ends, and a finalizer it leaves can only be removed by a later run
+    of the same component. Once the record was gone (its namespace deleted with kubectl), every ``kubectl delete
+    crd`` of the component's CRDs stayed ``Terminating`` until the finalizer was removed by hand. It never protected
+    the instances either: the apiextensions cleanup deletes them regardless of other finalizers. The engine holds a
+    type with its finalizer only while it deletes the type itself (``hold_for_deletion``), and drops one a
+    component applied before (``drop_applied_finalizer``)."""
+    del group, kind  # every kind is written the same way
     body: Dict[str, Any] = dict(manifest)
     metadata = dict(body.get("metadata") or {})
     body["metadata"] = metadata
@@ -38,12 +49,53 @@ def desired_body(manifest: Mapping[str, Any], digest: str, group: str, kind: str
         ctx.markers.owner_label: ctx.owner_id,
         ctx.markers.digest_annotation: digest,
     }
-    if (group, kind) in (CRD, API_SERVICE):
-        finalizers = list(metadata.get("finalizers") or [])
-        if ctx.markers.finalizer not in finalizers:
-            finalizers.append(ctx.markers.finalizer)
-        metadata["finalizers"] = finalizers
     return body
+
+
+def hold_for_deletion(api: KubeApi, res: ResourceInfo, live: Mapping[str, Any], finalizer: str) -> Dict[str, Any]:
+    """Before the engine DELETEs a type definition of its component: add its finalizer, so the type stays (as
+    ``Terminating``) until the engine has checked that no instances are left and releases it in the same run
+    (``ensure_type_released``; reference 3.3, 7.6). Returns the object as patched (its resourceVersion is the
+    DELETE's precondition)."""
+    current: Mapping[str, Any] = live
+    for attempt in range(3):
+        meta = _metadata(current)
+        namespace, name = str(meta.get("namespace") or ""), str(meta["name"])
+        finalizers = list(meta.get("finalizers") or [])
+        if finalizer in finalizers:
+            return dict(current)
+        try:
+            return api.json_patch(
+                res,
+                namespace,
+                name,
+                [
+                    {"op": "test", "path": "/metadata/resourceVersion", "value": meta.get("resourceVersion")},
+                    {"op": "add", "path": "/metadata/finalizers", "value": [*finalizers, finalizer]},
+                ],
+                field_manager=finalizer.partition("/")[0],
+            )
+        except ApiError as exc:
+            fresh = api.get(res, namespace, name) if exc.status in (409, 422) and attempt < 2 else None
+            if fresh is None:
+                raise
+            current = fresh
+    return dict(current)  # pragma: no cover - the loop returns or raises
+
+
+def drop_applied_finalizer(
+    api: KubeApi, res: ResourceInfo, live: Dict[str, Any], group: str, kind: str, finalizer: str
+) -> Optional[Dict[str, Any]]:
+    """Issue 25: a type definition that still carries the finalizer a component applied before (see
+    ``desired_body``) loses it on the next apply, also while it is being deleted out-of-band (then the deletion
+    completes). Returns the live object, read again when it was patched (None when it is gone now)."""
+    if (group, kind) not in (CRD, API_SERVICE) or finalizer not in (_metadata(live).get("finalizers") or []):
+        return live
+    if api.dry_run:
+        return live  # check mode: the write that would drop it is not sent
+    remove_finalizer(api, res, live, finalizer)
+    meta = _metadata(live)
+    return api.get(res, str(meta.get("namespace") or ""), str(meta["name"]))
 
 
 def create(
@@ -156,6 +208,46 @@ def remove_finalizer(api: KubeApi, res: ResourceInfo, live: Mapping[str, Any], f
             if exc.status not in (409, 422) or attempt == 2:
                 raise
             current = api.get(res, str(meta.get("namespace") or ""), str(meta["name"]))
+
+
+def _pointer_token(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def release(api: KubeApi, res: ResourceInfo, live: Mapping[str, Any], markers: Markers) -> bool:
+    """Orphaning by policy (issue 25): remove every mark of the component from an object it keeps on purpose (Helm's
+    ``keep``, delete policy orphan): its finalizer and every label and annotation under the engine's prefix (the
+    owner label, the owner and digest annotations, the policy annotations), in one JSON patch (3 attempts on
+    conflicts). Left on, they named a component whose record is gone, blocked a later component's
+    ``if-unowned`` adoption as an owner conflict, and matched the owner's selectors. True when a patch was sent."""
+    current: Optional[Mapping[str, Any]] = live
+    for attempt in range(3):
+        if current is None:
+            return False
+        meta = _metadata(current)
+        ops: List[Dict[str, Any]] = []
+        finalizers = list(meta.get("finalizers") or [])
+        if markers.finalizer in finalizers:
+            remaining = [f for f in finalizers if f != markers.finalizer]
+            ops += [
+                {"op": "test", "path": "/metadata/finalizers", "value": finalizers},
+                {"op": "replace", "path": "/metadata/finalizers", "value": remaining},
+            ]
+        for where in ("labels", "annotations"):
+            for key in sorted(meta.get(where) or {}):
+                if key.startswith(markers.prefix + "/"):
+                    ops.append({"op": "remove", "path": f"/metadata/{where}/{_pointer_token(key)}"})
+        if not ops:
+            return False
+        namespace, name = str(meta.get("namespace") or ""), str(meta["name"])
+        try:
+            api.json_patch(res, namespace, name, ops, field_manager=markers.field_manager)
+            return True
+        except ApiError as exc:
+            if exc.status not in (409, 422) or attempt == 2:
+                raise
+            current = api.get(res, namespace, name)
+    return False  # pragma: no cover - the loop returns or raises
 
 
 def instance_resources(api: KubeApi, type_object: Mapping[str, Any]) -> List[ResourceInfo]:

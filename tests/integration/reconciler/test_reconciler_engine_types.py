@@ -35,7 +35,7 @@ def group() -> str:
 def comp(kubeconfig: str, kube_namespace: str) -> Iterator[Component]:
     component = Component(kubeconfig, kube_namespace)
     yield component
-    # Leave no CRD behind (our finalizer would keep it): delete what is still tracked.
+    # Leave no CRD behind: delete what is still tracked.
     if component.inventory:
         with contextlib.suppress(AssertionError):
             component.converge_delete(max_seconds=60)
@@ -56,10 +56,10 @@ def test_crd_and_instances_in_one_set(comp: Component, group: str) -> None:
     assert comp.phases() == {crd_key: READY, inst_key: READY}
     live_crd = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"widgets.{group}")
     assert live_crd is not None
-    assert "component.nubes.cloud/finalizer" in live_crd["metadata"]["finalizers"]
+    assert "component.nubes.cloud/finalizer" not in (live_crd["metadata"].get("finalizers") or [])  # issue 25
     # Inventory is sorted for deletion: instances before their type.
     assert [i.kind for i in comp.inventory] == ["Widget", "CustomResourceDefinition"]
-    # Delete: instance first, then the CRD (our finalizer released when no instances remain).
+    # Delete: instance first, then the CRD (held by our finalizer until no instances remain, then released).
     ok, message = delete_waves.is_deletion_allowed(comp.inventory, comp.ctx)
     assert ok, message
     assert comp.delete() is False
@@ -86,11 +86,11 @@ def test_deletion_blocked_by_foreign_instance(comp: Component, group: str) -> No
     ok, message = delete_waves.is_deletion_allowed(comp.inventory, comp.ctx)
     assert not ok
     assert message.startswith("Deletion blocked:") and "foreign" in message
-    # Out-of-band deletion of the CRD is held by our finalizer.
-    crd_res = comp.resource("apiextensions.k8s.io/v1", "CustomResourceDefinition")
-    comp.api.delete(crd_res, "", f"gizmos.{group}")
-    held = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"gizmos.{group}")
-    assert held is not None and held["metadata"].get("deletionTimestamp")
+    # issue 25: the CRD carries no finalizer of ours, so an out-of-band deletion is never held by this component
+    # (test_component_deletion_cleanup.py proves such a deletion completes after the component's record is gone).
+    live_crd = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"gizmos.{group}")
+    assert live_crd is not None
+    assert "component.nubes.cloud/finalizer" not in (live_crd["metadata"].get("finalizers") or [])
     comp.api.delete(res, comp.namespace, "foreign")
     ok, message = delete_waves.is_deletion_allowed(comp.inventory, comp.ctx)
     assert ok, message
@@ -142,12 +142,16 @@ def test_namespace_in_set_created_first_deleted_last(kubeconfig: str, kube_names
 
 
 def test_missing_namespace_created_but_not_tracked(kubeconfig: str, kube_namespace: str) -> None:
-    """C15: missing-namespaces create: referenced namespaces are created, not inventoried, never deleted."""
+    """C15: missing-namespaces create: referenced namespaces are created, not inventoried, never deleted by the
+    engine; issue 25: labelled with the component that created them (the component deletes them with itself)."""
     comp = Component(kubeconfig, kube_namespace)
     ns = unique("auto")
     objects = [configmap("x") | {"metadata": {"name": "x", "namespace": ns}}]
     comp.converge(objects)
     assert list(comp.phases()) == ["ConfigMap/x"]
+    created = comp.get("v1", "Namespace", ns, namespace="")
+    assert created is not None
+    assert created["metadata"]["labels"]["component.nubes.cloud/created-by"] == comp.ctx.hashed_owner_id
     comp.converge_delete()
     assert comp.get("v1", "Namespace", ns, namespace="") is not None
     comp.api.delete(comp.resource("v1", "Namespace"), "", ns)
@@ -167,21 +171,23 @@ def test_missing_namespace_do_not_create(kubeconfig: str, kube_namespace: str) -
 
 
 def test_orphaned_crd_loses_our_finalizer(comp: Component, group: str) -> None:
-    """C15/C16: orphaning a CRD (delete-policy orphan) removes our finalizer so others can delete it (3.3 step 14)."""
+    """C15/C16: orphaning a CRD (delete-policy orphan) leaves no finalizer of ours so others can delete it (3.3 step
+    14), and (issue 25) no label or annotation of the component either: its owner label is gone."""
     name = f"doodads.{group}"
     comp.converge([crd(group, "Doodad", "doodads", delete_policy="orphan"), configmap("keep")])
     live = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
-    assert live is not None and "component.nubes.cloud/finalizer" in live["metadata"]["finalizers"]
+    assert live is not None and live["metadata"]["labels"].get("component.nubes.cloud/owner-id")
     comp.converge([configmap("keep")])
     assert list(comp.phases()) == ["ConfigMap/keep"]
     live = comp.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
     assert live is not None and "component.nubes.cloud/finalizer" not in (live["metadata"].get("finalizers") or [])
+    assert "component.nubes.cloud/owner-id" not in (live["metadata"].get("labels") or {})
     comp.api.delete(comp.resource("apiextensions.k8s.io/v1", "CustomResourceDefinition"), "", name)
 
 
 def test_apiservice_is_applied_late_and_released_on_delete(comp: Component, group: str) -> None:
-    """C16: APIServices are "late": applied only when the regular objects of their wave are ready; they carry our
-    finalizer, which is released on deletion once no instances exist (reference 3.3 step 12, 7.6)."""
+    """C16: APIServices are "late": applied only when the regular objects of their wave are ready; they carry no
+    finalizer of ours (issue 25) and are deleted with the component (reference 3.3 step 12, 7.6)."""
     name = f"v1.{group}"
     service = {
         "apiVersion": "apiregistration.k8s.io/v1",
@@ -198,7 +204,7 @@ def test_apiservice_is_applied_late_and_released_on_delete(comp: Component, grou
     assert comp.phases() == {f"APIService/{name}": ("Creating", "InProgress"), "ConfigMap/regular": READY}
     comp.converge(objects)
     live = comp.get("apiregistration.k8s.io/v1", "APIService", name)
-    assert live is not None and "component.nubes.cloud/finalizer" in live["metadata"]["finalizers"]
+    assert live is not None and "component.nubes.cloud/finalizer" not in (live["metadata"].get("finalizers") or [])
     comp.converge_delete()
     assert comp.get("apiregistration.k8s.io/v1", "APIService", name) is None
 

@@ -25,6 +25,7 @@ DEFAULTS: Dict[str, Any] = {
     "additional_managed_types": [],
     "health_rules": [],
     "reclaim_field_managers": ["kubectl"],
+    "drift_detection": {"mode": "enabled", "ignore": []},
     "impersonate": {"user": "", "groups": []},
 }
 RULE = {"group": "cert-manager.io", "kind": "Certificate", "ready": {"condition": "Ready"}}
@@ -43,8 +44,10 @@ FULL_SPEC: Dict[str, Any] = {
     "serviceAccountName": "deployer",
     "healthRules": [RULE],
     "reclaimFieldManagers": ["kubectl", "ops-bot"],
+    "driftDetection": {"mode": "warn", "ignore": [{"paths": ["/spec/replicas"], "target": {"kind": "Deployment"}}]},
     "replicas": 3,
 }
+SPEC_DRIFT_RULE = {"paths": ["/spec/replicas"], "managers": [], "target": {"kind": "Deployment"}}
 
 
 def task(**options: Any) -> Dict[str, Any]:
@@ -60,6 +63,7 @@ def task(**options: Any) -> Dict[str, Any]:
         "additional_managed_types": None,
         "health_rules": None,
         "reclaim_field_managers": None,
+        "drift_detection": None,
         "impersonate": None,
     }
     params.update(options)
@@ -93,6 +97,7 @@ def test_spec_sets_every_recognised_key() -> None:
         "additional_managed_types": [{"group": "example.com", "version": "*", "kind": "Widget"}],
         "health_rules": [RULE],  # issue 25
         "reclaim_field_managers": ["kubectl", "ops-bot"],  # issue 25
+        "drift_detection": {"mode": "warn", "ignore": [SPEC_DRIFT_RULE]},  # issue 25
         "impersonate": {"user": "system:serviceaccount:apps:deployer", "groups": []},
     }
 
@@ -122,6 +127,14 @@ def test_spec_sets_every_recognised_key() -> None:
             {"impersonate": {"user": "alice", "groups": ["team"]}},
         ),
         ({"impersonate": {"user": "", "groups": []}}, {"impersonate": {"user": "", "groups": []}}),
+        (
+            {"drift_detection": {"mode": "enabled", "ignore": None}},
+            {"drift_detection": {"mode": "enabled", "ignore": [SPEC_DRIFT_RULE]}},
+        ),
+        (
+            {"drift_detection": {"mode": None, "ignore": []}},
+            {"drift_detection": {"mode": "warn", "ignore": []}},
+        ),
     ],
     ids=[
         "suspend",
@@ -133,6 +146,8 @@ def test_spec_sets_every_recognised_key() -> None:
         "additional_managed_types",
         "impersonate.user",
         "impersonate-disabled",
+        "drift_detection.mode",
+        "drift_detection.ignore",
     ],
 )
 def test_option_given_in_the_task_wins_over_the_spec(options: Dict[str, Any], expected: Dict[str, Any]) -> None:
@@ -182,6 +197,12 @@ def test_spec_is_not_modified() -> None:
         ({"healthRules": RULE}, "spec.healthRules", "a list of {group, kind, ready, failed} rules"),
         ({"reclaimFieldManagers": "kubectl"}, "spec.reclaimFieldManagers", "a list of field-manager names"),
         ({"reclaimFieldManagers": [""]}, "spec.reclaimFieldManagers", "a list of field-manager names"),
+        ({"driftDetection": "warn"}, "spec.driftDetection", "{mode: enabled|warn|disabled"),
+        ({"driftDetection": {"mode": "correct"}}, "spec.driftDetection.mode", "one of enabled, warn, disabled"),
+        ({"driftDetection": {"ignore": {"paths": []}}}, "spec.driftDetection.ignore", "a list of rules"),
+        ({"driftDetection": {"ignore": [{"paths": ["spec.replicas"]}]}}, "spec.driftDetection.ignore", "JSON pointers"),
+        ({"driftDetection": {"ignore": [{"fields": ["/a"]}]}}, "spec.driftDetection.ignore", "{paths, managers"),
+        ({"driftDetection": {"ignore": [{"target": {"app": "x"}}]}}, "spec.driftDetection.ignore", "target as"),
     ],
 )
 def test_invalid_spec_value_fails_naming_key_and_allowed_values(spec: Dict[str, Any], key: str, hint: str) -> None:

@@ -63,6 +63,9 @@ def test_rules_parse_both_forms_with_defaults() -> None:
         ([{"kind": "K", "ready": {"condition": "A"}, "healthy": {}}], "unknown key(s) healthy"),
         ([CERTIFICATE, CERTIFICATE], "health_rules[1]: a second rule for Certificate.cert-manager.io"),
         (["Certificate"], "health_rules[0]: expected a mapping"),
+        ([{"kind": "K", "ready": {"field": "/status/x", "present": "yes"}}], "health_rules[0].ready.present"),
+        ([{"kind": "K", "ready": {"field": "status.x", "present": True}}], "is not a JSON pointer"),
+        ([{"kind": "K", "ready": {"field": "/status/x", "present": True, "value": 1}}], "ready: expected"),
     ],
 )
 def test_a_rule_that_does_not_parse_names_the_rule_and_key(raw: List[Any], named: str) -> None:
@@ -115,3 +118,26 @@ def test_field_rule_other_kinds_and_old_generations() -> None:
     assert analyzer(stale, StatusHints())[0] == c.STATUS_IN_PROGRESS
     stale["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
     assert analyzer(stale, StatusHints())[0] == c.STATUS_TERMINATING
+
+
+LOAD_BALANCER = {"group": "", "kind": "Service", "ready": {"field": "/status/loadBalancer/ingress", "present": True}}
+
+
+def test_presence_rule_needs_a_non_empty_field() -> None:
+    """Issue 25: the presence form: a LoadBalancer Service is ready only once /status/loadBalancer/ingress exists and
+    is not empty (kstatus calls it Current without an address); ``present: false`` wants it missing or empty."""
+    rules = parse_health_rules([LOAD_BALANCER])
+    assert rules[0].ready.present is True and rules[0].ready.describe() == "field /status/loadBalancer/ingress present"
+    analyzer = rules_analyzer(rules)
+    service = resource("v1", "Service")
+    assert analyzer(service, StatusHints()) == (
+        c.STATUS_IN_PROGRESS,
+        "waiting for field /status/loadBalancer/ingress present: /status/loadBalancer/ingress is missing",
+    )
+    for empty in ({}, {"ingress": []}, {"ingress": None}):
+        assert analyzer(resource("v1", "Service", loadBalancer=empty), StatusHints())[0] == c.STATUS_IN_PROGRESS
+    addressed = resource("v1", "Service", loadBalancer={"ingress": [{"ip": "10.0.0.7"}]})
+    assert analyzer(addressed, StatusHints())[0] == c.STATUS_CURRENT
+    absent = rules_analyzer(parse_health_rules([{"kind": "K", "ready": {"field": "/status/error", "present": False}}]))
+    assert absent(resource("v1", "K", error=""), StatusHints())[0] == c.STATUS_CURRENT
+    assert absent(resource("v1", "K", error="broken"), StatusHints())[0] == c.STATUS_IN_PROGRESS

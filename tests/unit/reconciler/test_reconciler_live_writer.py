@@ -6,8 +6,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import CallCounter, ResourceInfo
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.live import LiveReader
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.writer import desired_body
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import Markers
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.writer import desired_body, release
 
 CM = ResourceInfo("", "v1", "ConfigMap", "configmaps", True)
 
@@ -76,7 +78,8 @@ class Ctx:
 
 
 def test_desired_body_markers_and_finalizer() -> None:
-    """3.1: owner label (hash), owner annotation (plain), digest annotation; finalizer only on CRDs/APIServices."""
+    """3.1: owner label (hash), owner annotation (plain), digest annotation; issue 25: no engine finalizer, also
+    not on CRDs/APIServices (their own finalizers are kept)."""
     manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": {"x": "y"}}}
     body = desired_body(manifest, "d1", "", "ConfigMap", Ctx)  # type: ignore[arg-type]
     assert body["metadata"]["labels"] == {"x": "y", "p/owner-id": "hash"}
@@ -89,5 +92,50 @@ def test_desired_body_markers_and_finalizer() -> None:
         "metadata": {"name": "w", "finalizers": ["other/f"]},
     }
     body = desired_body(crd, "d2", "apiextensions.k8s.io", "CustomResourceDefinition", Ctx)  # type: ignore[arg-type]
-    assert body["metadata"]["finalizers"] == ["other/f", "p/finalizer"]
-    assert crd["metadata"]["finalizers"] == ["other/f"], "the desired object's lists are not appended to"
+    assert body["metadata"]["finalizers"] == ["other/f"]
+    assert crd["metadata"]["finalizers"] == ["other/f"], "the desired object is not changed"
+
+
+class PatchApi:
+    """Records JSON patches; the first ``conflicts`` answer 409 and the object is read again."""
+
+    def __init__(self, fresh: Dict[str, Any], conflicts: int = 0) -> None:
+        self.fresh, self.conflicts = fresh, conflicts
+        self.patches: List[List[Dict[str, Any]]] = []
+
+    def json_patch(self, _res: Any, _ns: str, _name: str, ops: List[Dict[str, Any]], field_manager: str) -> Any:
+        assert field_manager == "p"
+        self.patches.append(ops)
+        if len(self.patches) <= self.conflicts:
+            raise ApiError("PATCH", "/x", 409, {"message": "conflict"})
+        return {}
+
+    def get(self, _res: Any, _ns: str, _name: str) -> Dict[str, Any]:
+        return self.fresh
+
+
+def test_release_removes_every_mark_of_the_component() -> None:
+    """Issue 25: an object orphaned on purpose loses the engine's finalizer and every label and annotation under
+    its prefix in one JSON patch (a '/' in a key escaped as ~1); other labels, annotations and finalizers stay; on a
+    conflict the object is read again and the patch rebuilt."""
+    live = {
+        "metadata": {
+            "name": "widgets.x",
+            "finalizers": ["other/f", "p/finalizer"],
+            "labels": {"p/owner-id": "hash", "app": "x"},
+            "annotations": {"p/owner-id": "uid/ns/c", "p/digest": "d", "p/delete-policy": "orphan", "note": "n"},
+        }
+    }
+    api = PatchApi(live, conflicts=1)
+    assert release(api, CM, live, Markers("p")) is True  # type: ignore[arg-type]
+    assert len(api.patches) == 2 and api.patches[0] == api.patches[1]
+    assert api.patches[1] == [
+        {"op": "test", "path": "/metadata/finalizers", "value": ["other/f", "p/finalizer"]},
+        {"op": "replace", "path": "/metadata/finalizers", "value": ["other/f"]},
+        {"op": "remove", "path": "/metadata/labels/p~1owner-id"},
+        {"op": "remove", "path": "/metadata/annotations/p~1delete-policy"},
+        {"op": "remove", "path": "/metadata/annotations/p~1digest"},
+        {"op": "remove", "path": "/metadata/annotations/p~1owner-id"},
+    ]
+    unmarked = {"metadata": {"name": "a", "labels": {"app": "x"}}}
+    assert release(PatchApi(unmarked), CM, unmarked, Markers("p")) is False  # type: ignore[arg-type]
