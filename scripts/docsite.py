@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import yaml
@@ -80,14 +81,24 @@ def tool_env(root: Path) -> dict[str, str]:
 
 def run(step: str, cmd: list[str], env: dict[str, str]) -> None:
     print(f"docs-site: {step}: {' '.join(cmd)}", flush=True)
+    start = time.monotonic()
     result = subprocess.run(cmd, env=env, check=False)
     if result.returncode != 0:
         raise BuildError(f"{step} failed with exit code {result.returncode} (its messages are above)")
+    print(f"docs-site: {step}: done in {time.monotonic() - start:.0f} s", flush=True)
 
 
 def repository_url(root: Path) -> str:
     galaxy = yaml.safe_load((root / "galaxy.yml").read_text(encoding="utf-8"))
     return str(galaxy["repository"])
+
+
+def write_inventory(listing: Path, inventory: Path) -> None:
+    """The intersphinx inventory (Sphinx's format version 2) of the Ansible pages listed in `listing`."""
+    lines = [line for line in listing.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    header = "# Sphinx inventory version 2\n# Project: Ansible\n# Version: latest\n"
+    header += "# The remainder of this file is compressed using zlib.\n"
+    inventory.write_bytes(header.encode() + zlib.compress(("\n".join(lines) + "\n").encode()))
 
 
 def build(root: Path, work: Path, site: Path) -> int:
@@ -114,9 +125,11 @@ def build(root: Path, work: Path, site: Path) -> int:
         ],
         env,
     )
-    pages = docsite_sources.lay_out(root, source, repository_url(root))
+    repository = repository_url(root)
+    pages = docsite_sources.lay_out(root, source, repository)
     for name in ("conf.py", "index.rst"):
         shutil.copyfile(root / "docsite" / name, source / name)
+    write_inventory(root / "docsite" / "ansible-objects.txt", source / "ansible-objects.inv")
     print(f"docs-site: laid out {len(pages)} Markdown page(s) beside the reference pages", flush=True)
     html = work / "html"
     run(
@@ -131,6 +144,9 @@ def build(root: Path, work: Path, site: Path) -> int:
             "--keep-going",
             "-E",
             "-q",
+            # the theme's top bar links here; its default "/" is outside the site wherever it is published
+            "-D",
+            f"html_theme_options.documentation_home_url={repository}",
             "-d",
             str(work / "doctrees"),
             str(source),
@@ -146,7 +162,14 @@ def build(root: Path, work: Path, site: Path) -> int:
 
 def record_timing(seconds: int, status: str) -> None:
     subprocess.run(
-        ["bash", str(ROOT / "scripts" / "timing-record.sh"), "build", "docs site (make docs-site)", str(seconds), status],
+        [
+            "bash",
+            str(ROOT / "scripts" / "timing-record.sh"),
+            "build",
+            "docs site (make docs-site)",
+            str(seconds),
+            status,
+        ],
         check=False,
     )
 

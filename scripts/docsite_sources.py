@@ -112,28 +112,22 @@ def rewrite_links(layout: Layout, page: str, text: str) -> str:
     out: list[str] = []
     fenced = False
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        if FENCE.match(line):
+        fence = FENCE.match(line)
+        if fence:
             fenced = not fenced
-        if fenced or FENCE.match(line):
-            out.append(line)
-            continue
-        where = f"{page}:{number}"
-        pieces: list[str] = []
-        last = 0
-        for code in INLINE_CODE.finditer(line):
-            pieces.append(_rewrite_prose(layout, page, line[last : code.start()], where))
-            pieces.append(code.group(0))
-            last = code.end()
-        pieces.append(_rewrite_prose(layout, page, line[last:], where))
-        out.append("".join(pieces))
+        out.append(line if fenced or fence else _rewrite_line(layout, page, line, f"{page}:{number}"))
     return "".join(out)
 
 
-def _rewrite_prose(layout: Layout, page: str, prose: str, where: str) -> str:
-    return LINK.sub(
-        lambda link: link.group("head") + map_target(layout, page, link.group("target"), where) + link.group("tail"),
-        prose,
-    )
+def _rewrite_line(layout: Layout, page: str, line: str, where: str) -> str:
+    code = [span.span() for span in INLINE_CODE.finditer(line)]
+
+    def mapped(link: re.Match[str]) -> str:
+        if any(start <= link.start() < end for start, end in code):  # a link shown as code, not a link
+            return link.group(0)
+        return link.group("head") + map_target(layout, page, link.group("target"), where) + link.group("tail")
+
+    return LINK.sub(mapped, line)
 
 
 def lay_out(root: Path, source: Path, repository: str) -> list[str]:

@@ -28,7 +28,6 @@ CHROMIUM_FLAGS = (
 BROWSER_TIMEOUT = 120
 
 
-
 class SiteServer:
     """build/site/ served on 127.0.0.1 (a free port), with a log of every request and its status."""
 
@@ -62,7 +61,6 @@ class SiteServer:
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=10)
-
 
 
 class Chromium:

@@ -85,9 +85,20 @@ def test_linked_files_are_copied_beside_the_page(repo: Path) -> None:
     assert not (source / "examples" / "inventory").exists()
 
 
+def test_a_link_whose_text_is_code_is_mapped(repo: Path) -> None:
+    """`[`examples/inventory/`](examples/inventory/)`: the code span is the link's text, the link is still mapped."""
+    text = "See [`examples/inventory/`](examples/inventory/) and [`pg`](docs/modules/postgres.md).\n"
+    assert site(repo, text) == (
+        f"See [`examples/inventory/`]({REPOSITORY}/tree/main/examples/inventory) and "
+        "[`pg`](collection/postgres_module.rst).\n"
+    )
+
+
 def test_code_is_left_alone(repo: Path) -> None:
     text = "`[x](missing.md)` and\n```md\n[y](missing.md)\n```\n[pg](docs/modules/postgres.md)\n"
-    assert site(repo, text) == "`[x](missing.md)` and\n```md\n[y](missing.md)\n```\n[pg](collection/postgres_module.rst)\n"
+    assert (
+        site(repo, text) == "`[x](missing.md)` and\n```md\n[y](missing.md)\n```\n[pg](collection/postgres_module.rst)\n"
+    )
 
 
 @pytest.mark.parametrize(
