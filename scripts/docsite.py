@@ -157,7 +157,7 @@ def build(root: Path, work: Path, site: Path) -> int:
     shutil.rmtree(site, ignore_errors=True)
     site.parent.mkdir(parents=True, exist_ok=True)
     html.rename(site)
-    return sum(1 for _ in site.rglob("*.html"))
+    return len(list(site.rglob("*.html")))
 
 
 def record_timing(seconds: int, status: str) -> None:

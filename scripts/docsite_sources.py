@@ -80,7 +80,7 @@ def map_target(layout: Layout, page: str, target: str, where: str) -> str:
     """The link target to write on the site for `target`, linked from the page `page`; notes files to copy."""
     if SCHEME.match(target) or target.startswith("#"):
         return target
-    path, _, anchor = target.partition("#")
+    path, _sep, anchor = target.partition("#")
     path = path.split("?", 1)[0]
     page_dir = posixpath.dirname(page)
     resolved = posixpath.normpath(posixpath.join(page_dir, unquote(path)))

@@ -18,7 +18,7 @@ def assert_assets_served(requests: List[Tuple[str, int]], page: str) -> None:
     """The browser fetched the page's stylesheets and scripts, and the server had everything it asked for."""
     missing = [(path, status) for path, status in requests if status >= 400 and path != "/favicon.ico"]
     assert not missing, f"{page}: the browser asked for files the site does not have: {missing}"
-    fetched = [path for path, _ in requests]
+    fetched = [path for path, _status in requests]
     assert any(path.endswith(".css") for path in fetched), f"{page}: the browser loaded no stylesheet: {fetched}"
     assert any(path.endswith(".js") for path in fetched), f"{page}: the browser loaded no script: {fetched}"
 

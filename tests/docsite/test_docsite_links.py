@@ -32,7 +32,7 @@ def dangling_links(site: Path, pages: Dict[Path, Page]) -> List[str]:
         for link in page.links:
             if SCHEME.match(link):
                 continue
-            target, _, anchor = link.partition("#")
+            target, _sep, anchor = link.partition("#")
             target = unquote(target.split("?", 1)[0])
             dest = (path.parent / target).resolve() if target else path
             if dest.is_dir():
