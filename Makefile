@@ -69,7 +69,7 @@ defined = $(shell grep -qsE '^([^:=\#]*[[:space:]])?$(1)([[:space:]][^:=]*)?:([^
 demo: venv ## run examples/demo.yml against the embedded emulator on 127.0.0.1 (or DEMO_ENDPOINT + DEMO_TOKEN), then stop it
 	@bash scripts/demo.sh
 
-TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) package-check
+TEST_STEPS := lint sanity unit $(if $(call defined,check-drift),check-drift) $(if $(call defined,docs-site-check),docs-site-check) package-check
 INTEGRATION_TARGETS += $(if $(call defined,component-molecule),component-molecule)
 INTEGRATION_STEP := $(if $(call defined,cluster-up),MAKE="$(MAKE)" bash scripts/with-cluster.sh )$(MAKE) --no-print-directory integration-all
 
@@ -136,11 +136,10 @@ build: venv ## build the collection tarball into build/ (ansible-galaxy collecti
 	@mkdir -p build
 	$(BIN)/ansible-galaxy collection build --force --output-path build .
 
-# P5: the published artifacts, each built by one command (scripts/package-check.sh checks the tarball)
-dist: docs build ## the published artifacts: build/nubes-cloud-<version>.tar.gz and the docs site build/site/ (README, docs without docs/dev, examples)
-	@rm -rf build/site && mkdir -p build/site
-	@tar --exclude=docs/dev -cf - README.md COPYING docs examples changelogs | tar -C build/site -xf -
-	@echo "dist: $$(ls build/nubes-cloud-*.tar.gz) and build/site/ ($$(find build/site -type f | wc -l) files)"
+# P5: the published artifacts, each built by one command (scripts/package-check.sh checks the tarball,
+# tests/docsite the site)
+dist: docs build $(if $(call defined,docs-site),docs-site) ## the published artifacts: build/nubes-cloud-<version>.tar.gz and the HTML docs site build/site/ (`make docs-site`)
+	@echo "dist: $$(ls build/nubes-cloud-*.tar.gz) and the docs site build/site/ ($$(find build/site -name '*.html' | wc -l) HTML pages; open build/site/index.html)"
 
 package-check: venv ## build the tarball, check it holds no dev/test files and no dangling doc links, install it and list its modules, build the README execution environment context
 	@bash scripts/package-check.sh

@@ -2,7 +2,8 @@
 # Build the collection tarball, check that it holds what users need and none of the development
 # files, that its docs link only to files it contains, install it into a temporary collections path and list its
 # modules and inventory plugins from there, and build the README's execution-environment context from it
-# (ansible-builder create). P5: the published artifact; `make dist` also builds the docs site.
+# (ansible-builder create). P5: the published artifact; `make dist` also builds the docs site (`make docs-site`,
+# checked by tests/docsite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(cd "${BIN:-.venv/bin}" && pwd)
@@ -15,8 +16,9 @@ echo "package: built $(basename "$tarball") ($(wc -l < "$work/contents") entries
 
 fail=0
 # Development, test and generator inputs must stay out of the tarball (galaxy.yml build_ignore).
-for dev in tests bench generator specs config scripts mk .ci .venv .collections .cache docs/dev \
-           Makefile pyproject.toml conftest.py requirements-dev.txt ansible.cfg .ansible-lint .gitignore; do
+for dev in tests bench generator specs config scripts mk .ci .venv .collections .cache docs/dev docsite \
+           Makefile pyproject.toml conftest.py requirements-dev.txt requirements-docs.txt ansible.cfg .ansible-lint \
+           .gitignore; do
   if grep -qE "^${dev//./\\.}(/|$)" "$work/contents"; then
     echo "package: development path '$dev' is in the tarball; add it to build_ignore in galaxy.yml" >&2
     fail=1
