@@ -29,7 +29,9 @@ def run(params: Dict[str, Any], check_mode: bool) -> Dict[str, Any]:
     """Copy the records; the result, with a warning per kept conflict. Raises NubesError."""
     source = FileBackend(params["state_path"] or default_state_path())
     destination = KubernetesBackend.from_params(params)
-    report = migrate(source, destination, workspace=params["workspace"], overwrite=params["overwrite"], check_mode=check_mode)
+    report = migrate(
+        source, destination, workspace=params["workspace"], overwrite=params["overwrite"], check_mode=check_mode
+    )
     return {
         "changed": bool(report.copied),
         "copied": report.copied,

@@ -63,9 +63,7 @@ def _param(raw: Dict[str, Any], op_name: str, required: bool, reserved: FrozenSe
     }
 
 
-def _merge(
-    params: Dict[str, Dict[str, Any]], raw: Dict[str, Any], op_name: str, create_name: str, kind: str
-) -> None:
+def _merge(params: Dict[str, Dict[str, Any]], raw: Dict[str, Any], op_name: str, create_name: str, kind: str) -> None:
     code = raw["svcOperationCfsParam"]
     new = _param(raw, op_name, op_name == create_name, RESERVED[kind])
     if code not in params:
