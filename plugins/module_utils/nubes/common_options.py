@@ -71,7 +71,7 @@ WORKSPACE_ARG_SPEC: Spec = {
 }
 
 
-def compose(*groups: Mapping[str, Mapping[str, Any]]) -> Spec:
+def compose(*groups: Mapping[str, Any]) -> Spec:
     """One argument spec of the groups, in order; a later group's option wins on a clash (deep copies, so a module
     that changes its spec never changes the contract)."""
     spec: Spec = {}
