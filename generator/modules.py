@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from generator.contract import lifecycle_options
 from generator.english import ServiceTexts
+from generator.errors import GeneratorError
 from generator.examples import ExampleContext, info_examples, instance_examples, subresource_examples
 from generator.options import option_doc, option_spec
 
@@ -44,10 +46,20 @@ def _opt(spec: dict[str, Any], doc_lines: list[str], **extra: Any) -> tuple[dict
     return spec, doc
 
 
-def _state_option(
-    what: str, absent: str, deleted: bool = False, suspendable: bool = False
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    choices = ["present", "absent", "deleted"] if deleted else ["present", "absent"]
+Option = tuple[str, dict[str, Any], dict[str, Any]]
+
+
+def contract_options(spec: dict[str, Any], kind: str, sub: str | None, lines: dict[str, list[str]]) -> list[Option]:
+    """The kind's lifecycle options as the option contract declares them (plugins/module_utils/nubes/
+    common_options.py, issue 26), each documented with its lines from here: the generator adds no spec of its own."""
+    options = lifecycle_options(spec, kind, sub)
+    undocumented = sorted(set(options) - set(lines))
+    if undocumented:
+        raise GeneratorError(f"the generator has no documentation for the contract's options {undocumented}")
+    return [(name, *_opt(option, lines[name])) for name, option in options.items()]
+
+
+def _state_lines(what: str, absent: str, deleted: bool = False, suspendable: bool = False) -> list[str]:
     lines = [f"V(present) creates the {what}, or modifies it when its live params differ.", f"V(absent) {absent}"]
     if deleted:
         states = "running, suspended, failed" if suspendable else "running, failed"
@@ -57,15 +69,13 @@ def _state_option(
             + ("; O(suspend_on_destroy) does not apply." if suspendable else ".")
             + " Supports check mode and diff mode."
         )
-    return _opt({"type": "str", "choices": choices, "default": "present"}, lines)
+    return lines
 
 
-def update_password_option(params: list[dict[str, Any]], what: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+def update_password_lines(params: list[dict[str, Any]], what: str) -> list[str]:
     """``update_password`` (community.postgresql's convention) for modules with secret params: the API never
     returns a secret, so whether to send it again cannot be decided by reading it back."""
     secrets = [p for p in params if p["secret"]]
-    if not secrets:
-        return []
     names = ", ".join(f"O({p['option']})" for p in secrets)
     lines = [
         f"When to send the secret options ({names}), which the API never returns.",
@@ -77,16 +87,12 @@ def update_password_option(params: list[dict[str, Any]], what: str) -> list[tupl
     fixed = [f"O({p['option']})" for p in secrets if p["immutable"]]
     if fixed:
         lines.append(f"{', '.join(fixed)} can be set on create only: the API cannot change it later.")
-    spec = {"type": "str", "choices": ["always", "on_create"], "default": "on_create", "no_log": False}
-    return [("update_password", *_opt(spec, lines))]  # no_log False: the name only looks secret (Ansible warns)
+    return lines
 
 
-def ignore_changes_option(params: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+def ignore_changes_lines(params: list[dict[str, Any]]) -> list[str]:
     """``ignore_changes`` (Terraform's ``lifecycle.ignore_changes``, Argo CD's ``ignoreDifferences``; issue 23):
     params the platform or another tool changes, whose live value the module leaves alone once created."""
-    modifiable = sorted(p["option"] for p in params if not p["immutable"] and not p["secret"])
-    if not modifiable:
-        return []
     lines = [
         "Options whose live value the module leaves alone once the instance exists: it sets them on create, and"
         " after that neither compares them with the task nor sends them in a modify (the live value is kept).",
@@ -100,17 +106,13 @@ def ignore_changes_option(params: list[dict[str, Any]]) -> list[tuple[str, dict[
             "One param is left alone without it: while C(autoScale) is on, the platform grows the disk, so a live"
             " C(resourceDisk) larger than the task's is never shrunk; the task warns so."
         )
-    spec = {"type": "list", "elements": "str", "choices": modifiable, "default": []}
-    return [("ignore_changes", *_opt(spec, lines))]
+    return lines
 
 
-def return_secrets_option(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+def return_secrets_lines(spec: dict[str, Any]) -> list[str]:
     """``return_secrets`` for services with secret outputs (issue 16): opt in to read them, with ``no_log``."""
-    secrets = [out["code"] for out in spec["outputs"] if out["secret"]]
-    if not secrets:
-        return []
-    names = ", ".join(f"C({code})" for code in secrets)
-    lines = [
+    names = ", ".join(f"C({out['code']})" for out in spec["outputs"] if out["secret"])
+    return [
         f"Also return the secret outputs ({names}) in RV(outputs) and RV(instance.outputs); without it they are"
         " omitted.",
         "They are never written to the state store or shown in a diff. Set C(no_log: true) on the task (as"
@@ -122,11 +124,11 @@ def return_secrets_option(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any
         " before C(no_log) applies, shows none of them. An C(async) task with O(return_secrets=true) is refused:"
         " its result would be written in clear to the async job file on the managed host.",
     ]
-    return [("return_secrets", *_opt({"type": "bool", "default": False, "no_log": False}, lines))]
 
 
-def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """resource_name, instance_uid, state, adopt_existing_on_create, suspend_on_destroy, git_revision."""
+def instance_lifecycle_options(spec: dict[str, Any]) -> list[Option]:
+    """resource_name, instance_uid, state, adopt_existing_on_create, suspend_on_destroy, git_revision,
+    update_password, ignore_changes, return_secrets: the ones the contract gives this service."""
     life = spec["lifecycle"]
     if life["suspendable"]:
         absent = (
@@ -137,70 +139,36 @@ def instance_lifecycle_options(spec: dict[str, Any]) -> list[tuple[str, dict[str
         absent = "deletes the instance."
     else:
         absent = "only removes the instance from the state store; the API has no delete for this service."
-    options = [
-        (
-            "resource_name",
-            *_opt(
-                {"type": "str"},
-                [
-                    "Display name of the instance (the API's C(displayName)); names a new instance and finds it.",
-                    "One of O(resource_name) and O(instance_uid) is required.",
-                ],
-            ),
-        ),
-        (
-            "instance_uid",
-            *_opt(
-                {"type": "str"},
-                [
-                    "UUID of an existing instance. The identity comes only from this option or the state store,"
-                    " never from O(resource_name).",
-                    "When the state store has another UUID for this resource, the task fails:"
-                    " the identity cannot change.",
-                ],
-            ),
-        ),
-        ("state", *_state_option("instance", absent, deleted=life["deletable"], suspendable=life["suspendable"])),
-        (
-            "adopt_existing_on_create",
-            *_opt(
-                {"type": "bool", "default": life["adopt_existing_on_create"]},
-                [
-                    "When an instance named O(resource_name) already exists, adopt it instead of failing"
-                    " (a suspended one is resumed first when its create-only params match).",
-                    "When false and the name exists, the task fails and offers two choices.",
-                ],
-            ),
-        ),
-    ]
-    if life["suspendable"]:
-        options.append(
-            (
-                "suspend_on_destroy",
-                *_opt(
-                    {"type": "bool", "default": life["suspend_on_destroy"]},
-                    [
-                        "With O(state=absent): true suspends the instance; false only removes it from the state"
-                        " store, with no API call, and the instance keeps running (use O(state=deleted) to delete"
-                        " it).",
-                    ],
-                ),
-            )
-        )
-    if life["redeploy"]:
-        options.append(
-            (
-                "git_revision",
-                *_opt(
-                    {"type": "str"},
-                    [
-                        "Git revision to deploy. When it differs from the recorded one, the instance is redeployed"
-                        " (after a modify when params changed too); unchanged means no redeploy.",
-                    ],
-                ),
-            )
-        )
-    return options
+    lines = {
+        "resource_name": [
+            "Display name of the instance (the API's C(displayName)); names a new instance and finds it.",
+            "One of O(resource_name) and O(instance_uid) is required.",
+        ],
+        "instance_uid": [
+            "UUID of an existing instance. The identity comes only from this option or the state store,"
+            " never from O(resource_name).",
+            "When the state store has another UUID for this resource, the task fails: the identity cannot change.",
+        ],
+        "state": _state_lines("instance", absent, deleted=life["deletable"], suspendable=life["suspendable"]),
+        "adopt_existing_on_create": [
+            "When an instance named O(resource_name) already exists, adopt it instead of failing"
+            " (a suspended one is resumed first when its create-only params match).",
+            "When false and the name exists, the task fails and offers two choices.",
+        ],
+        "suspend_on_destroy": [
+            "With O(state=absent): true suspends the instance; false only removes it from the state"
+            " store, with no API call, and the instance keeps running (use O(state=deleted) to delete"
+            " it).",
+        ],
+        "git_revision": [
+            "Git revision to deploy. When it differs from the recorded one, the instance is redeployed"
+            " (after a modify when params changed too); unchanged means no redeploy.",
+        ],
+        "update_password": update_password_lines(spec["params"], "instance"),
+        "ignore_changes": ignore_changes_lines(spec["params"]),
+        "return_secrets": return_secrets_lines(spec),
+    }
+    return contract_options(spec, "instance", None, lines)
 
 
 def _attributes(diff: bool) -> dict[str, Any]:
@@ -415,13 +383,7 @@ def instance_module(
 ) -> ModuleModel:
     """``<name>``: the instance itself (create/modify/delete/suspend/resume + redeploy)."""
     name = spec["name"]
-    lifecycle = (
-        instance_lifecycle_options(spec)
-        + update_password_option(spec["params"], "instance")
-        + ignore_changes_option(spec["params"])
-        + return_secrets_option(spec)
-    )
-    argument_spec, docs = _module_options(lifecycle, spec["params"], registry, texts, "instance")
+    argument_spec, docs = _module_options(instance_lifecycle_options(spec), spec["params"], registry, texts, "instance")
     life = spec["lifecycle"]
     description = [
         f"Creates, modifies and destroys instances of {_service_words(spec)}.",
@@ -466,31 +428,19 @@ def subresource_module(
     """``<name>_<sub>``: P13, identity {parent instance uid, key}, adopt_existing_on_create."""
     name = f"{spec['name']}_{sub['name']}"
     what = f"{sub['name']}"
-    lifecycle = [
-        (
-            "parent_instance_uid",
-            *_opt(
-                {"type": "str"},
-                [
-                    f"UUID of the parent M(nubes.cloud.{spec['name']}) instance.",
-                    "Exactly one of O(parent_instance_uid) and O(parent_resource_name) is required.",
-                ],
-            ),
-        ),
-        (
-            "parent_resource_name",
-            *_opt({"type": "str"}, [f"Display name of the parent M(nubes.cloud.{spec['name']}) instance."]),
-        ),
-        ("state", *_state_option(what, f"deletes the {what}.")),
-        (
-            "adopt_existing_on_create",
-            *_opt(
-                {"type": "bool", "default": False},
-                [f"When a {what} with this O({sub['key']}) already exists in the parent, adopt it instead of failing."],
-            ),
-        ),
-        *update_password_option(sub["params"], what),
-    ]
+    lines = {
+        "parent_instance_uid": [
+            f"UUID of the parent M(nubes.cloud.{spec['name']}) instance.",
+            "Exactly one of O(parent_instance_uid) and O(parent_resource_name) is required.",
+        ],
+        "parent_resource_name": [f"Display name of the parent M(nubes.cloud.{spec['name']}) instance."],
+        "state": _state_lines(what, f"deletes the {what}."),
+        "adopt_existing_on_create": [
+            f"When a {what} with this O({sub['key']}) already exists in the parent, adopt it instead of failing."
+        ],
+        "update_password": update_password_lines(sub["params"], what),
+    }
+    lifecycle = contract_options(spec, "subresource", sub["name"], lines)
     argument_spec, docs = _module_options(lifecycle, sub["params"], registry, texts, what)
     description = [
         f"Manages the {what} objects inside a {_service_words(spec)} instance.",
@@ -552,32 +502,21 @@ STATUSES = ["creating", "running", "suspended", "deleted", "not_created", "pendi
 def info_module(spec: dict[str, Any], texts: ServiceTexts, examples_context: ExampleContext) -> ModuleModel:
     """``<name>_info``: reads one instance, or lists the service's instances (issue 16); never writes."""
     name = f"{spec['name']}_info"
-    lifecycle = [
-        (
-            "resource_name",
-            *_opt(
-                {"type": "str"},
-                [
-                    "Display name of the instance to read: the one the state store records under this name, else the"
-                    " live instance with this display name.",
-                    "Without O(resource_name) and O(instance_uid) the module lists every instance of the service in"
-                    " RV(instances).",
-                ],
-            ),
-        ),
-        ("instance_uid", *_opt({"type": "str"}, ["UUID of the instance to read."])),
-        (
-            "status",
-            *_opt(
-                {"type": "list", "elements": "str", "choices": STATUSES},
-                [
-                    "Only instances with one of these normalised statuses go into RV(instances).",
-                    "Default: every status but V(deleted) (the API keeps deleted instances for good).",
-                ],
-            ),
-        ),
-        *return_secrets_option(spec),
-    ]
+    lines = {
+        "resource_name": [
+            "Display name of the instance to read: the one the state store records under this name, else the"
+            " live instance with this display name.",
+            "Without O(resource_name) and O(instance_uid) the module lists every instance of the service in"
+            " RV(instances).",
+        ],
+        "instance_uid": ["UUID of the instance to read."],
+        "status": [
+            "Only instances with one of these normalised statuses go into RV(instances).",
+            "Default: every status but V(deleted) (the API keeps deleted instances for good).",
+        ],
+        "return_secrets": return_secrets_lines(spec),
+    }
+    lifecycle = contract_options(spec, "info", None, lines)
     argument_spec = {name: spec for name, spec, _doc in lifecycle}
     docs = {name: doc for name, _spec, doc in lifecycle}
     description = [

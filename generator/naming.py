@@ -4,38 +4,13 @@ from __future__ import annotations
 
 import re
 
-# Options every module gets from the core's doc fragment ``nubes.cloud.common`` (contracts.md).
-COMMON_OPTIONS: tuple[str, ...] = (
-    "api_endpoint",
-    "api_token",
-    "validate_certs",
-    "ca_path",
-    "request_timeout",
-    "wait",
-    "wait_timeout",
-    "state_backend",
-    "state_path",
-    "workspace",
-)
-# Lifecycle options the generator adds per module kind (contracts.md); service params must not shadow them.
-INSTANCE_OPTIONS: tuple[str, ...] = (
-    "resource_name",
-    "instance_uid",
-    "state",
-    "adopt_existing_on_create",
-    "suspend_on_destroy",
-    "git_revision",
-    "update_password",
-    "ignore_changes",
-    "return_secrets",
-)
-SUBRESOURCE_OPTIONS: tuple[str, ...] = (
-    "parent_instance_uid",
-    "parent_resource_name",
-    "state",
-    "adopt_existing_on_create",
-    "update_password",
-)
+from generator.contract import COMMON_OPTIONS, KIND_OPTION_NAMES
+
+# The names come from the option contract (plugins/module_utils/nubes/common_options.py, issue 26): the common
+# options every module gets from the core, and the lifecycle options the generator adds per module kind
+# (contracts.md); service params must not shadow them.
+INSTANCE_OPTIONS: tuple[str, ...] = KIND_OPTION_NAMES["instance"]
+SUBRESOURCE_OPTIONS: tuple[str, ...] = KIND_OPTION_NAMES["subresource"]
 COLLISION_SUFFIX = "_param"
 
 _ACRONYM_BOUNDARY = re.compile(r"([A-Z]+)([A-Z][a-z])")

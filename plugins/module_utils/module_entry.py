@@ -1,6 +1,11 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""AnsibleModule construction that ends in fail_json, never in a traceback (bad input is a clear error: the
+"""The module shell of every module of the collection (issue 26): :func:`new_module` builds the AnsibleModule,
+:func:`finish` ends it with the result of its work or the result of its error (`errors.error_result`, the one
+mapping), so the generated modules (`runner.run_module`), `operation_info`, `state_migrate` and `component` end
+alike, and the in-process action path maps errors with the same `error_result`.
+
+AnsibleModule construction ends in fail_json, never in a traceback (bad input is a clear error: the
 rulebook's beyond-the-seed rules, docs/dev/rules.md).
 
 ansible-core's own argument check raises instead of failing on a few wrongly typed values: an `int` option given
@@ -11,9 +16,11 @@ failure that says what to fix.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NoReturn
+from typing import Any, Callable, Mapping, NoReturn
 
 from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, error_result
 
 CRASHING_CHECKS = (TypeError, ValueError, OverflowError, AttributeError)
 
@@ -24,6 +31,22 @@ def new_module(argument_spec: Mapping[str, Any], **kwargs: Any) -> AnsibleModule
         return AnsibleModule(argument_spec=dict(argument_spec), **kwargs)
     except CRASHING_CHECKS as exc:
         fail_before_module(exc, argument_spec)
+
+
+def finish(module: AnsibleModule, work: Callable[[], Mapping[str, Any]]) -> None:
+    """Run the module's `work` and exit with its result, or fail with the result of the NubesError it raised (the
+    one error root, caught here once; `errors.error_result` maps it). Warnings, of a result or an error, go through
+    `module.warn` (ansible-core deprecates `warnings` in exit_json and fail_json)."""
+    try:
+        result = dict(work())
+    except NubesError as exc:
+        result = error_result(exc)
+    for warning in result.pop("warnings", None) or []:
+        module.warn(str(warning))
+    if result.pop("failed", False):
+        module.fail_json(**result)
+        return
+    module.exit_json(**result)
 
 
 def fail_before_module(exc: BaseException, argument_spec: Mapping[str, Any]) -> NoReturn:

@@ -713,7 +713,7 @@ import contextlib  # noqa: E402
 import re  # noqa: E402  (ansible modules document before importing)
 import traceback  # noqa: E402
 
-from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import new_module  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import finish, new_module  # noqa: E402
 
 try:
     from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
@@ -953,7 +953,7 @@ def build_task(module):
 
 
 def main():
-    """Entry point: every failure is a ComponentError, caught here once."""
+    """Entry point: every failure is a ComponentError, caught once by the module shell (module_entry.finish)."""
     module = new_module(
         ARGUMENT_SPEC,
         mutually_exclusive=[["source", "templates", "definitions"], ["kubeconfig", "host", "gke"]],
@@ -964,13 +964,9 @@ def main():
         module.fail_json(msg="nubes.cloud.component cannot import its helpers", exception=IMPORT_ERROR)
     with contextlib.suppress(KubeConfigError):  # connecting reports it, with the same message
         module.no_log_values.update(sensitive_values(kubeconfig_dict(module.params["kubeconfig"])))
-    try:
-        result = ComponentRun(build_task(module)).execute()
-    except ComponentError as exc:
-        module.fail_json(msg=str(exc), **exc.result)
-    for warning in result.pop("warnings", []):
-        module.warn(warning)  # not through exit_json: ansible-core deprecates its `warnings`
-    module.exit_json(**result)
+    # the module shell: a ComponentError (a NubesError) becomes the failed result with what is known; warnings go
+    # through module.warn, not exit_json (ansible-core deprecates its `warnings`)
+    finish(module, lambda: ComponentRun(build_task(module)).execute())
 
 
 if __name__ == "__main__":

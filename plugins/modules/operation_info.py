@@ -5,9 +5,8 @@
 # DOCUMENTATION, EXAMPLES and RETURN are in the sidecar file operation_info.yml next to this file.
 from __future__ import annotations
 
-from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import new_module
+from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import finish, new_module
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import argument_spec
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operation_wait import run_operation_info
 
 # The collection's common options (so module_defaults of group/nubes.cloud.nubes apply), plus these; `wait` reads
@@ -26,13 +25,7 @@ def main() -> None:
         required_one_of=[["operation_uid", "operations"]],
         mutually_exclusive=[["operation_uid", "operations"]],
     )
-    try:
-        result = run_operation_info(module.params)
-    except NubesError as exc:
-        details = {k: v for k, v in exc.details.items() if k not in ("msg", "changed", "failed")}
-        module.fail_json(msg=exc.msg, **details)
-        return
-    module.exit_json(**result)
+    finish(module, lambda: run_operation_info(module.params))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,19 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Exceptions of the core: each carries a message that says what failed and what to do."""
+"""Exceptions of the core: each carries a message that says what failed and what to do.
+
+:class:`NubesError` is the one error root of every entry point (the cloud modules, ``operation_info``,
+``state_migrate``, ``component``, and the in-process action path): each catches it once, and
+:func:`error_result` is the one mapping of an error to the task's result (issue 26, kubernetes.core's
+``fail_from_exception`` shape; the module shell ``module_entry.finish`` ends a module with it).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
+
+# Keys of a failed result that the mapping sets itself: an error's details never override them.
+RESULT_KEYS = ("msg", "changed", "failed", "warnings")
 
 
 class NubesError(Exception):
@@ -15,6 +24,17 @@ class NubesError(Exception):
         self.msg = msg
         self.details: Dict[str, Any] = details
         self.changed = False  # whether the task wrote to the cloud before it failed (set by the Runner)
+        self.warnings: List[str] = []  # what the task warned about before it failed (set by the Runner)
+
+
+def error_result(exc: NubesError) -> Dict[str, Any]:
+    """The failed task's result: `msg`, `changed` (whether it wrote before failing), the error's details and, when
+    there are any, its `warnings`. The one place an error becomes a result (issue 26)."""
+    result = {key: value for key, value in exc.details.items() if key not in RESULT_KEYS}
+    result.update(failed=True, msg=exc.msg, changed=bool(exc.changed))
+    if exc.warnings:
+        result["warnings"] = list(exc.warnings)
+    return result
 
 
 class InputError(NubesError):

@@ -34,6 +34,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import pod_namespace
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Conflict, NotFound
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.records import b64_text, text_b64
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import STATE_LOCK_ARG_SPEC
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_kubernetes import LeaseLock
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryBudget
@@ -49,8 +50,9 @@ WORKSPACE_ANNOTATION = "state.nubes.cloud/workspace-name"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "nubes.cloud"}
 MAX_SHARD_BYTES = 900 * 1024
 MAX_ATTEMPTS = 50
-DEFAULT_LEASE_DURATION = 60
-DEFAULT_LOCK_TIMEOUT = 1800.0
+# the option contract's defaults (issue 26), for a backend built without the module's validated params
+DEFAULT_LEASE_DURATION = int(STATE_LOCK_ARG_SPEC["state_lease_duration"]["default"])
+DEFAULT_LOCK_TIMEOUT = float(STATE_LOCK_ARG_SPEC["state_lock_timeout"]["default"])
 
 
 def workspace_id(workspace: str) -> str:

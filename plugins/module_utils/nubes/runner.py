@@ -2,8 +2,11 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Entry point of the generated modules: `run_module(SERVICE, ARGUMENT_SPEC, kind=..., sub=...)`.
 
-A thin AnsibleModule adapter sits on top of a pure :class:`Runner` that tests drive in-process:
-`Runner(SERVICE, params, kind).run()` returns the result dict or raises NubesError.
+A thin AnsibleModule adapter (`run_module`, through the module shell `module_entry`) sits on top of the pure
+`task_result(SERVICE, params, kind, sub, check_mode, diff_mode, no_log)`, which the in-process action path and the
+tests call with already validated params (`validate_params`): it returns the result dict (warnings under
+`warnings`) or raises NubesError, which `errors.error_result` maps to the failed result (issue 26).
+`Runner(SERVICE, params, kind).run()` is the task itself.
 Input is validated (types, choices, required, references) before any write call; check mode makes no
 write call and predicts `changed`; diff mode returns before/after params with secrets masked.
 """
@@ -115,24 +118,46 @@ def validate_params(
     return dict(result.validated_parameters)
 
 
-def run_module(
-    service: Mapping[str, Any], argument_spec_: Mapping[str, Any], kind: str = "instance", sub: Optional[str] = None
-) -> None:
-    """The generated module's main(): AnsibleModule adapter around Runner."""
-    from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import new_module
-
-    module = new_module(argument_spec(argument_spec_), **module_kwargs(service, kind, sub))
-    runner = Runner(
-        service, module.params, kind, sub, check_mode=module.check_mode, diff_mode=module._diff, no_log=module.no_log
-    )
+def task_result(
+    service: Mapping[str, Any],
+    params: Mapping[str, Any],
+    kind: str = "instance",
+    sub: Optional[str] = None,
+    check_mode: bool = False,
+    diff_mode: bool = False,
+    no_log: bool = False,
+    **wiring: Any,
+) -> Dict[str, Any]:
+    """The pure module shell (issue 26): the task's result dict for validated `params`, with the warnings under
+    `warnings`; or the NubesError it failed with, its warnings attached (`errors.error_result` makes the failed
+    result). `wiring`: Runner's transport, backend and poller (tests)."""
+    runner = Runner(service, params, kind, sub, check_mode=check_mode, diff_mode=diff_mode, no_log=no_log, **wiring)
     try:
         result = runner.run()
     except NubesError as exc:
-        for warning in runner.warnings:
-            module.warn(warning)
-        details = {k: v for k, v in exc.details.items() if k not in ("msg", "changed", "failed")}
-        module.fail_json(msg=exc.msg, changed=exc.changed, **details)
-        return
-    for warning in runner.warnings:
-        module.warn(warning)
-    module.exit_json(**result)
+        exc.warnings = [*runner.warnings, *exc.warnings]
+        raise
+    if runner.warnings:
+        result["warnings"] = list(runner.warnings)
+    return result
+
+
+def run_module(
+    service: Mapping[str, Any], argument_spec_: Mapping[str, Any], kind: str = "instance", sub: Optional[str] = None
+) -> None:
+    """The generated module's main(): the AnsibleModule adapter around `task_result` (the module shell)."""
+    from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import finish, new_module
+
+    module = new_module(argument_spec(argument_spec_), **module_kwargs(service, kind, sub))
+    finish(
+        module,
+        lambda: task_result(
+            service,
+            module.params,
+            kind,
+            sub,
+            check_mode=module.check_mode,
+            diff_mode=module._diff,  # pylint: disable=protected-access
+            no_log=module.no_log,
+        ),
+    )

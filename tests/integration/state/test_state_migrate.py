@@ -5,8 +5,10 @@ a job on the Kubernetes backend then finds the instances created with the file s
 from __future__ import annotations
 
 import subprocess
+import time
 import uuid
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -97,3 +99,28 @@ def test_migrate_keeps_differing_records_unless_overwrite(kubeconfig: str, kube_
     replaced = Pod(tmp_path, env).run([{"nubes.cloud.state_migrate": {"overwrite": True}}])["localhost"]
     assert replaced["changed"] is True and replaced["copied"] == ["instances:w/dummy/a"]
     assert destination.get_instance("dummy", "a")["instance_uid"] == FILE_UID  # type: ignore[index]
+
+
+def test_migrate_waits_the_lock_timeout_of_the_option_contract(
+    kubeconfig: str, kube_namespace: str, tmp_path: Path
+) -> None:
+    """Issue 26: state_migrate takes the state store options of the one option contract, so
+    NUBES_STATE_LOCK_TIMEOUT bounds its wait for a resource another run holds, as it does for the cloud modules
+    (it had its own state_lock_timeout: 300 s, no variable). With the lock held and the variable at 2, the
+    playbook's task fails within seconds naming the holder, and the record is not copied."""
+    state = tmp_path / "state.json"
+    StateStore(FileBackend(str(state)), "w").put_instance("dummy", "held", {"instance_uid": FILE_UID})
+    other_run = StateStore(
+        KubernetesBackend.from_params(
+            {"state_kubeconfig": kubeconfig, "state_namespace": kube_namespace, "state_lease_duration": 60}
+        ),
+        "w",
+    )
+    env = {**kube_env(kubeconfig, kube_namespace, "w"), "NUBES_STATE_PATH": str(state), "NUBES_STATE_LOCK_TIMEOUT": "2"}
+    with cast(Any, other_run.instance_lock("dummy", "held")) as held:
+        started = time.monotonic()
+        result = Pod(tmp_path, env).run([{"nubes.cloud.state_migrate": {"workspace": "w"}}])["localhost"]
+        waited = time.monotonic() - started
+    assert result.get("failed") is True and held.holder in result["msg"], result.get("msg")
+    assert "state_lock_timeout" in result["msg"] and waited < 60, waited
+    assert other_run.get_instance("dummy", "held") is None

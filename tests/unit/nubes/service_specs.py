@@ -6,25 +6,21 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, FrozenSet, List, Optional
+
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.common_options import (
+    COMMON_OPTIONS,
+    KIND_OPTION_NAMES,
+    lifecycle_options,
+)
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "emulator" / "catalogue"
 INSTANCE_OPS = ("create", "modify", "delete", "suspend", "resume")
 EXCLUDED_OPS = ("restart", "recovery", "reconcile")
-COMMON = {
-    "api_endpoint",
-    "api_token",
-    "validate_certs",
-    "ca_path",
-    "request_timeout",
-    "wait",
-    "wait_timeout",
-    "state_backend",
-    "state_path",
-    "workspace",
-    "state",
-    "resource_name",
-    "instance_uid",
+# Service params must not shadow the common and lifecycle options (generator/naming.py takes them from the contract)
+RESERVED = {
+    "instance": frozenset(COMMON_OPTIONS) | frozenset(KIND_OPTION_NAMES["instance"]),
+    "subresource": frozenset(COMMON_OPTIONS) | frozenset(KIND_OPTION_NAMES["subresource"]),
 }
 
 
@@ -44,10 +40,10 @@ def api_string(value: Any) -> Optional[str]:
     return str(value)
 
 
-def _param(raw: Dict[str, Any], op_name: str, required: bool) -> Dict[str, Any]:
+def _param(raw: Dict[str, Any], op_name: str, required: bool, reserved: FrozenSet[str] = frozenset()) -> Dict[str, Any]:
     code = raw["svcOperationCfsParam"]
     option = snake(code)
-    if option in COMMON:
+    while option in reserved:
         option += "_param"
     subs = [_param(s, op_name, False) for s in (raw.get("dataDescriptor") or {}).get("params") or []]
     for sub in subs:
@@ -67,9 +63,9 @@ def _param(raw: Dict[str, Any], op_name: str, required: bool) -> Dict[str, Any]:
     }
 
 
-def _merge(params: Dict[str, Dict[str, Any]], raw: Dict[str, Any], op_name: str, create_name: str) -> None:
+def _merge(params: Dict[str, Dict[str, Any]], raw: Dict[str, Any], op_name: str, create_name: str, kind: str) -> None:
     code = raw["svcOperationCfsParam"]
-    new = _param(raw, op_name, op_name == create_name)
+    new = _param(raw, op_name, op_name == create_name, RESERVED[kind])
     if code not in params:
         params[code] = new
         return
@@ -89,7 +85,7 @@ def service_from_catalogue(service_id: int, timeouts: Optional[Dict[str, int]] =
     params: Dict[str, Dict[str, Any]] = {}
     for name in ("create", "modify"):
         for raw in (ops.get(name) or {}).get("cfsParams") or []:
-            _merge(params, raw, name, "create")
+            _merge(params, raw, name, "create", "instance")
     for param in params.values():
         param["immutable"] = "modify" not in param["operations"]
     operations: List[Dict[str, Any]] = []
@@ -115,7 +111,7 @@ def service_from_catalogue(service_id: int, timeouts: Optional[Dict[str, int]] =
             entry = subs.setdefault(sub, {"name": sub, "operations": {}, "_params": {}})
             entry["operations"][verb] = name
             for raw in op.get("cfsParams") or []:
-                _merge(entry["_params"], raw, verb, "create")
+                _merge(entry["_params"], raw, verb, "create", "subresource")
                 if raw.get("uniqueScope") == "parent":
                     entry["key_code"] = raw["svcOperationCfsParam"]
                     entry["key"] = snake(raw["svcOperationCfsParam"])
@@ -160,35 +156,15 @@ ANSIBLE_TYPES = {
 
 
 def argument_spec(service: Dict[str, Any], kind: str = "instance", sub: Optional[str] = None) -> Dict[str, Any]:
-    """The module ARGUMENT_SPEC as the generator emits it (contracts.md: no required/default on params)."""
-    spec: Dict[str, Any] = {}
+    """The module ARGUMENT_SPEC as the generator emits it: the kind's lifecycle options from the option contract,
+    then the params (contracts.md: no required/default on params)."""
+    spec: Dict[str, Any] = lifecycle_options(service, kind, sub)
+    if kind == "info":
+        return spec
     if kind == "instance":
-        spec.update(
-            {
-                "resource_name": {"type": "str"},
-                "instance_uid": {"type": "str"},
-                "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
-                "adopt_existing_on_create": {"type": "bool", "default": False},
-            }
-        )
-        if service["lifecycle"]["suspendable"]:
-            spec["suspend_on_destroy"] = {"type": "bool", "default": True}
-        if service["lifecycle"]["redeploy"]:
-            spec["git_revision"] = {"type": "str"}
         params = service["params"]
-    elif kind == "subresource":
-        entry = next(s for s in service["subresources"] if s["name"] == sub)
-        spec.update(
-            {
-                "parent_instance_uid": {"type": "str"},
-                "parent_resource_name": {"type": "str"},
-                "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
-                "adopt_existing_on_create": {"type": "bool", "default": False},
-            }
-        )
-        params = entry["params"]
     else:
-        return {"resource_name": {"type": "str"}, "instance_uid": {"type": "str"}}
+        params = next(s for s in service["subresources"] if s["name"] == sub)["params"]
     for param in params:
         option: Dict[str, Any] = {"type": ANSIBLE_TYPES.get(param["type"], "str")}
         if param["type"] == "array":
