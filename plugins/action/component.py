@@ -8,6 +8,10 @@ place, so overlays that reference ``../base`` resolve; a Helm chart is rendered 
 chart, its values files and the helm binary are on the controller), as the release of the component's placement
 with the spec as values. Rendering of templates happens in the module, where the target cluster is reachable for
 ``lookup()``. With ``state: absent`` the source is not read: a deletion needs only the record.
+
+When the target is the controller (issue 26, plugin_utils/in_process.py), the module runs in this process and the
+contents read from ``source`` are handed to it by reference (module_utils/component/handoff.py), never encoded into
+a payload.
 """
 
 from __future__ import annotations
@@ -18,11 +22,15 @@ from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.nubes.cloud.plugins.module_utils.component import handoff
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
 from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import SOURCE_KIND as HELM
 from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import ReadInput, read_source, resolve_kind
 from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
 from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
+from ansible_collections.nubes.cloud.plugins.plugin_utils.in_process import InProcessMixin
+
+MODULE = "nubes.cloud.component"
 
 try:
     import yaml
@@ -32,8 +40,9 @@ except ImportError:  # pragma: no cover - ansible-core depends on PyYAML
     HAS_YAML = False
 
 
-class ActionModule(ActionBase):
-    """Resolve controller-side files, then run the module."""
+class ActionModule(InProcessMixin, ActionBase):
+    """Resolve controller-side files, then run the module (in the controller's process when the target is the
+    controller, issue 26)."""
 
     TRANSFERS_FILES = False
 
@@ -100,6 +109,16 @@ class ActionModule(ActionBase):
                         inner[key] = os.path.join(base, inner[key])
         return data
 
+    def _run_module(self, args, task_vars, handed):
+        """The module's result: in the controller's process when the target is the controller (issue 26), with the
+        contents read from ``source`` handed over by reference (``handed``), else as a module."""
+        main, _reason = self._choose_path(MODULE, task_vars or {})
+        if main is None:
+            return self._execute_module(module_name=MODULE, module_args=args, task_vars=task_vars)
+        files = args.pop("templates") if handed else None
+        with handoff.handed(files):
+            return self._run_in_process(main, task_vars or {}, module_name=MODULE, module_args=args)
+
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
@@ -120,7 +139,7 @@ class ActionModule(ActionBase):
                 }.get(read["kind"], f"({len(read['files'])} files read from {source} on the controller)")
         if args.get("kubeconfig") is not None:
             args["kubeconfig"] = self._controller_kubeconfig(args["kubeconfig"])
-        module_result = self._execute_module(module_name="nubes.cloud.component", module_args=args, task_vars=task_vars)
+        module_result = self._run_module(args, task_vars, handed=shown is not None and "templates" in args)
         invocation = module_result.get("invocation") or {}
         module_args = invocation.get("module_args") or {}
         if shown is not None and "templates" in module_args:
