@@ -253,7 +253,8 @@ def test_in_process_writes_nothing_of_the_task_to_disk(emu: EmulatorServer, tmp_
     module_tmp = tmp_path / "module-tmp"
     play["vars"]["ansible_remote_tmp"] = str(module_tmp)
     play["vars"]["nubes_execution"] = "module"
-    play["tasks"] = [{**task, "register": "written"}]
+    twin = {"nubes.cloud.dummy": {**task["nubes.cloud.dummy"], "resource_name": unique()}}  # its own state file
+    play["tasks"] = [{**twin, "register": "written"}]
     run_plays(emu, tmp_path / "module", [play], "localhost\n", env)
     written = [p for p in module_tmp.rglob("*") if p.is_file() and "AnsiballZ_dummy" in p.name]
     assert written and any(password.encode() in p.read_bytes() for p in written)  # the module path's payload did
