@@ -73,16 +73,16 @@ def inprocess_section(data: Dict[str, Any]) -> str:
         f = cloud["figures"]
         rows = [
             [
-                f"{cloud['tasks']} {label} tasks",
+                f"{cloud['tasks']} {label}",
                 _span(f.get(f"{key} tasks (wall, s)"), " s"),
                 _span(f.get(f"{key} tasks (cpu, s)"), " s"),
                 "1" if key == "ping" else _span(f.get(f"{key} / ping (wall)"), "x"),
                 "1" if key == "ping" else _span(f.get(f"{key} / ping (cpu)"), "x"),
             ]
             for label, key in (
-                ("`ansible.builtin.ping`", "ping"),
-                ("no-op `nubes.cloud.dummy`, in the controller's process", "no-op in-process"),
-                ("no-op `nubes.cloud.dummy`, as modules", "no-op module"),
+                ("`ansible.builtin.ping` tasks", "ping"),
+                ("no-op `nubes.cloud.dummy` tasks, in the controller's process", "no-op in-process"),
+                ("no-op `nubes.cloud.dummy` tasks, as modules", "no-op module"),
             )
         ]
         out.append(
