@@ -51,10 +51,7 @@ def measure_cloud() -> dict[str, Any]:
         plays = {
             "baseline": [local_play([])],
             "ping": [local_play([{"name": f"ping {i}", "ansible.builtin.ping": {}} for i in range(TASKS)])],
-            **{
-                f"no-op {path}": [local_play([{"name": f"no-op {i}", **noop} for i in range(TASKS)])]
-                for path in PATHS
-            },
+            **{f"no-op {path}": [local_play([{"name": f"no-op {i}", **noop} for i in range(TASKS)])] for path in PATHS},
         }
         raw: dict[str, dict[str, list[float]]] = {}
         order = list(plays)

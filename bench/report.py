@@ -16,8 +16,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from report_inprocess import TITLE as INPROCESS_TITLE  # noqa: E402
-from report_inprocess import inprocess_section, inprocess_targets  # noqa: E402
+from report_inprocess import TITLE as INPROCESS_TITLE
+from report_inprocess import inprocess_section, inprocess_targets
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -644,7 +644,11 @@ def scale_section(scale: Dict[str, Any]) -> str:
 
 PARALLEL_TITLE = "## Operations in parallel"
 CLOUD_TITLE = "## Cloud modules (emulator)"
-FIXED_TITLES = {"cloud": CLOUD_TITLE, "inprocess": INPROCESS_TITLE, "parallel": PARALLEL_TITLE}  # sections whose heading holds no figure
+FIXED_TITLES = {
+    "cloud": CLOUD_TITLE,
+    "inprocess": INPROCESS_TITLE,
+    "parallel": PARALLEL_TITLE,
+}  # sections whose heading holds no figure
 
 
 def parallel_section(par: Dict[str, Any]) -> str:

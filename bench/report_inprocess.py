@@ -64,7 +64,8 @@ def inprocess_section(data: Dict[str, Any]) -> str:
         f"{TITLE}\n\n"
         "`bench/inprocess_bench.py`: whole `ansible-playbook` runs in turn, the order rotated each round, on both"
         " execution paths (`NUBES_EXECUTION=module` forces the module path; a local target runs in the controller's"
-        " process by default, [using-modules](using-modules.md#where-a-task-runs-in-the-controllers-process-or-as-a-module))."
+        " process by default,"
+        " [using-modules](using-modules.md#where-a-task-runs-in-the-controllers-process-or-as-a-module))."
         " Wall and CPU seconds (user + system of `ansible-playbook` and everything it ran). The tasks' own cost is"
         " each run minus the baseline playbook of the same round; ratios are taken per round.\n"
     ]
@@ -108,7 +109,9 @@ def inprocess_section(data: Dict[str, Any]) -> str:
         out.append(
             "\n### A no-op component task vs an `ansible.builtin.debug` task\n\n"
             "One-task playbooks; the component's time above the one-`debug`-task playbook of the same round (its own"
-            " median: " + _span(comp["playbooks"]["debug"]["wall"], " s") + " wall).\n\n"
+            " median: "
+            + _span(comp["playbooks"]["debug"]["wall"], " s")
+            + " wall).\n\n"
             + _table(["task", "wall above debug", "CPU above debug"], rows)
         )
     return "".join(out)

@@ -11,4 +11,4 @@ from ansible_collections.nubes.cloud.plugins.plugin_utils.in_process import Nube
 
 
 class ActionModule(NubesModuleAction):
-    """Runs nubes.cloud.nodered_info in the controller's process when the target is the controller, else as a module."""
+    """nubes.cloud.nodered_info: in the controller's process when the target is the controller, else a module."""

@@ -624,8 +624,8 @@ import traceback  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import new_module  # noqa: E402
 
 try:
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
     from ansible_collections.nubes.cloud.plugins.module_utils.component import handoff
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
     from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
     from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun, ComponentTask
     from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (

@@ -32,7 +32,12 @@ from ansible.utils.display import Display
 from ansible.utils.vars import merge_hash
 
 from ansible_collections.nubes.cloud.plugins.plugin_utils import execution_path
-from ansible_collections.nubes.cloud.plugins.plugin_utils.module_call import PROFILE, call_main, encode_module_args, import_main
+from ansible_collections.nubes.cloud.plugins.plugin_utils.module_call import (
+    PROFILE,
+    call_main,
+    encode_module_args,
+    import_main,
+)
 from ansible_collections.nubes.cloud.plugins.plugin_utils.sealed_action import SealedSecretsAction
 
 display = Display()

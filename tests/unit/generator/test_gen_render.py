@@ -264,7 +264,9 @@ def test_every_module_gets_the_shared_action_plugin_with_no_logic(
     actions = sorted(Path(p).stem for p in files if p.startswith("plugins/action/"))
     assert actions == modules
     texts = [files[f"plugins/action/{name}.py"] for name in modules]
-    texts += [(REPO / "plugins" / "action" / f"{name}.py").read_text(encoding="utf-8") for name in GROUP_MEMBERS_BY_HAND]
+    texts += [
+        (REPO / "plugins" / "action" / f"{name}.py").read_text(encoding="utf-8") for name in GROUP_MEMBERS_BY_HAND
+    ]
     for text in texts:
         tree = ast.parse(text)
         classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]

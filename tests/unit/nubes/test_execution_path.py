@@ -70,7 +70,7 @@ def test_switch_variable_wins_over_environment_and_bad_values_fail() -> None:
     assert requested_mode({"NUBES_EXECUTION": "module"}, {}) == "module"
     assert requested_mode({"NUBES_EXECUTION": "module"}, {"nubes_execution": "auto"}) == "auto"
     assert requested_mode({"NUBES_EXECUTION": " Module "}, {"nubes_execution": ""}) == "module"
-    with pytest.raises(SwitchError, match="the variable nubes_execution is 'modul'.*`module`.*`auto`"):
+    with pytest.raises(SwitchError, match=r"the variable nubes_execution is 'modul'.*`module`.*`auto`"):
         requested_mode({}, {"nubes_execution": "modul"})
     with pytest.raises(SwitchError, match="environment variable NUBES_EXECUTION"):
         requested_mode({"NUBES_EXECUTION": "inprocess"}, {})
