@@ -100,7 +100,7 @@ class InProcessMixin(ActionBase):
         module_name = self._task.action if module_name is None else module_name
         self._update_module_args(module_name, module_args, task_vars)  # _ansible_check_mode, _ansible_no_log, ...
         payload = encode_module_args(module_args)
-        environment = {}
+        environment: dict = {}
         self._compute_environment_string(environment)
         rc, stdout, stderr = call_main(main, payload, environment)
         res = {
