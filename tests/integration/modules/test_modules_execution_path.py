@@ -145,7 +145,7 @@ def unique() -> str:
 def test_switch_forces_the_module_path(emu: EmulatorServer, tmp_path: Path) -> None:
     """Issue 26: NUBES_EXECUTION=module (environment) and nubes_execution: module (variable) force the module path;
     the variable wins over the environment both ways; a bad value fails the task and names the switch."""
-    names = [unique() for _ in range(3)]
+    names = [unique(), unique(), unique()]
     tasks = [
         {**dummy(names[0]), "register": "forced", "vars": {"nubes_execution": "module"}},
         {**dummy(names[1]), "register": "default"},
@@ -160,7 +160,7 @@ def test_switch_forces_the_module_path(emu: EmulatorServer, tmp_path: Path) -> N
 
     other = unique()
     tasks = [{**dummy(other), "register": "env_forced"}]
-    output, _ = run_plays(
+    output, _results = run_plays(
         emu, tmp_path / "env", [local_play(tasks, vars=interpreter)], "localhost\n", {"NUBES_EXECUTION": "module"}
     )
     assert len(task_lines(output, MODULE + "forced")) == 1 and not task_lines(output, IN_PROCESS)
