@@ -84,7 +84,8 @@ def module_process_cpu(playbooks: Playbooks, name: str, runs: int) -> tuple[dict
     are kept (ANSIBLE_KEEP_REMOTE_FILES) and re-run directly, each `runs` times; and the profile of both payloads."""
     remote = playbooks.workdir / "remote"
     saved = dict(playbooks.extra_env)
-    playbooks.extra_env.update(ANSIBLE_KEEP_REMOTE_FILES="1", ANSIBLE_REMOTE_TMP=str(remote))
+    # the module path (issue 26: a local no-op dummy task runs in the controller's process, with no payload)
+    playbooks.extra_env.update(ANSIBLE_KEEP_REMOTE_FILES="1", ANSIBLE_REMOTE_TMP=str(remote), NUBES_EXECUTION="module")
     try:
         playbooks.run(
             [
@@ -345,7 +346,8 @@ def module_tail(emu: EmulatorServer, duration: float, runs: int, bin_dir: Path) 
     directory's removal, the callback)."""
     playbooks = Playbooks(emu.endpoint, emu.token, bin_dir=bin_dir)
     remote = playbooks.workdir / "remote"
-    playbooks.extra_env.update(ANSIBLE_KEEP_REMOTE_FILES="1", ANSIBLE_REMOTE_TMP=str(remote))
+    # the module path (issue 26: a local no-op dummy task runs in the controller's process, with no payload)
+    playbooks.extra_env.update(ANSIBLE_KEEP_REMOTE_FILES="1", ANSIBLE_REMOTE_TMP=str(remote), NUBES_EXECUTION="module")
     name = unique("bench-tail")
     playbooks.run([local_play([{"name": "create", "nubes.cloud.dummy": dummy_task(name)}])])
     wrapper = Path(glob.glob(str(remote / "*" / "AnsiballZ_dummy.py"))[0]).read_text(encoding="utf-8")

@@ -415,7 +415,12 @@ def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any
     playbooks = Playbooks(workdir=workdir)
     remote = workdir / "remote-tmp"
     playbooks.run([local_play([task])])  # the first apply, not measured
-    playbooks.extra_env = {"ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": str(remote)}
+    # the module path (issue 26: a local component task runs in the controller's process, with no payload)
+    playbooks.extra_env = {
+        "ANSIBLE_KEEP_REMOTE_FILES": "1",
+        "ANSIBLE_REMOTE_TMP": str(remote),
+        "NUBES_EXECUTION": "module",
+    }
     playbooks.run([local_play([{"name": "ping", "ansible.builtin.ping": {}}, task])])
     playbooks.extra_env = {}
     payloads = {

@@ -83,6 +83,14 @@ CHECKS: Dict[str, List[Tuple[str, Figure]]] = {
         ("three 6 s creates in parallel / one create, runtime-only venv", _path("figures", "parallel_over_one")),
         ("three 6 s creates in parallel / one create, dev venv", _path("dev", "figures", "parallel_over_one")),
     ],
+    "inprocess": [  # issue 26: both execution paths side by side
+        ("10 no-op tasks in-process / 10 pings, wall", _path("cloud", "figures", "no-op in-process / ping (wall)")),
+        ("10 no-op tasks in-process / 10 pings, CPU", _path("cloud", "figures", "no-op in-process / ping (cpu)")),
+        (
+            "component no-op in-process over a debug playbook, CPU s",
+            _path("component", "figures", "component no-op in-process over debug (cpu, s)"),
+        ),
+    ],
     "component": [
         ("component/kubernetes.core.k8s, first apply, 300 objects", _ratio(300, "component/k8s first apply")),
         ("component/kubernetes.core.k8s, no-op re-apply, 300 objects", _ratio(300, "component/k8s no-op re-apply")),

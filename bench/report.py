@@ -14,6 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from report_inprocess import TITLE as INPROCESS_TITLE
+from report_inprocess import inprocess_section, inprocess_targets
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -162,6 +167,7 @@ def targets(data: Dict[str, Dict[str, Any]], kept: Optional[List[List[str]]] = N
             ]
         )
     rows.extend(component_targets(data.get("component", {})))
+    rows.extend(inprocess_targets(data.get("inprocess", {})))
     inv = data.get("inventory")
     if inv:
         n = f"{inv['instances']:,}"
@@ -638,7 +644,11 @@ def scale_section(scale: Dict[str, Any]) -> str:
 
 PARALLEL_TITLE = "## Operations in parallel"
 CLOUD_TITLE = "## Cloud modules (emulator)"
-FIXED_TITLES = {"cloud": CLOUD_TITLE, "parallel": PARALLEL_TITLE}  # sections whose heading holds no figure
+FIXED_TITLES = {
+    "cloud": CLOUD_TITLE,
+    "inprocess": INPROCESS_TITLE,
+    "parallel": PARALLEL_TITLE,
+}  # sections whose heading holds no figure
 
 
 def parallel_section(par: Dict[str, Any]) -> str:
@@ -1051,6 +1061,7 @@ def emulator_section(emu: Dict[str, Any]) -> str:
 
 SECTIONS: List[Tuple[str, Callable[[Dict[str, Any]], str]]] = [
     ("cloud", cloud_section),
+    ("inprocess", inprocess_section),
     ("parallel", parallel_section),
     ("scale", scale_section),
     ("inventory", inventory_section),
@@ -1064,6 +1075,7 @@ SECTIONS: List[Tuple[str, Callable[[Dict[str, Any]], str]]] = [
 # without a result file keeps its section and target rows from the page as it is (one area can be re-run alone).
 AREA_HEADINGS = {
     "cloud": "## Cloud modules",
+    "inprocess": INPROCESS_TITLE,
     "parallel": PARALLEL_TITLE,
     "scale": "## Scale",
     "inventory": "## Inventory",
@@ -1077,6 +1089,7 @@ AREA_TARGETS = {
     "inventory": ("inventory:",),
     "generator": ("generator:",),
     "component": ("component ", "engine ", "operator set"),
+    "inprocess": ("in-process: ",),
 }
 
 

@@ -1,10 +1,12 @@
 """Benchmark orchestrator: runs the areas, keeps each area's figures in bench/results/<area>.json and rewrites
 docs/benchmarks.md (+ charts) from every result file present.
 
-    .venv/bin/python bench/run.py [--area cloud,parallel,scale,generator,component,emulator,inventory] [--report-only]
+    .venv/bin/python bench/run.py [--area cloud,inprocess,parallel,scale,generator,component,emulator,inventory]
+                                  [--report-only]
     BENCH_QUICK=1 ...    fewer repetitions
 
-Areas: cloud (bench/cloud_bench.py), parallel (bench/parallel_bench.py: three creates one after the other against
+Areas: cloud (bench/cloud_bench.py), inprocess (bench/inprocess_bench.py: both execution paths of issue 26 side by
+side), parallel (bench/parallel_bench.py: three creates one after the other against
 side by side), scale (bench/scale_bench.py), generator (bench/generator_bench.py, owned by the generator), component
 (bench/component_compare.py; needs the local control plane and starts it), emulator (bench/emulator_throughput.py,
 owned by the emulator), inventory (bench/inventory_bench.py: the inventory plugin over 1,000 instances).
@@ -29,7 +31,7 @@ import regression
 from benchlib import BIN, ROOT, quick, save, summary
 
 BENCH = ROOT / "bench"
-AREAS = ("cloud", "parallel", "scale", "generator", "component", "emulator", "inventory")
+AREAS = ("cloud", "inprocess", "parallel", "scale", "generator", "component", "emulator", "inventory")
 GENERATOR_LINE = re.compile(r"^\s+(?P<label>.+?)\s+best (?P<best>[0-9.]+) s\s+median (?P<median>[0-9.]+) s$")
 EMULATOR_LINE = re.compile(
     r"^(?P<label>GET \S+)\s+(?P<n>\d+) requests\s+(?P<rate>[0-9.]+) req/s\s+(?P<cpu>[0-9.]+) req per"
@@ -108,6 +110,8 @@ def run_area(area: str) -> None:
     print(f"bench: === {area} ===", flush=True)
     if area == "cloud":
         subprocess.run([str(BIN / "python"), str(BENCH / "cloud_bench.py")], check=True)
+    elif area == "inprocess":
+        subprocess.run([str(BIN / "python"), str(BENCH / "inprocess_bench.py")], check=True)
     elif area == "scale":
         subprocess.run([str(BIN / "python"), str(BENCH / "scale_bench.py")], check=True)
     elif area == "inventory":

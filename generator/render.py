@@ -21,7 +21,7 @@ MARKER = "GENERATED"
 SHEBANG = "#!/usr/bin/python"
 TEMPLATES = Path(__file__).parent / "templates"
 MODULES_DIR = "plugins/modules"
-ACTION_DIR = "plugins/action"  # issue 24: an action plugin per module that can return secret outputs
+ACTION_DIR = "plugins/action"  # issue 26: an action plugin per module, all the shared in-process one
 SERVICES_DIR = "plugins/module_utils/services"  # one SERVICE literal per service, imported by its modules
 SERVICES_INDEX_PATH = f"{SERVICES_DIR}/all_services.py"  # every SERVICE, imported statically (issue 27)
 DOCS_MODULES_DIR = "docs/modules"
@@ -283,14 +283,11 @@ def render_module(model: ModuleModel) -> str:
     )
 
 
-def has_secret_outputs(model: ModuleModel) -> bool:
-    """The module can return secret outputs (its `return_secrets` option): they travel sealed (issue 24)."""
-    return "return_secrets" in model.argument_spec
-
-
 def render_action(model: ModuleModel) -> str:
-    """The module's action plugin: ansible-core's `normal` action, with the secret outputs sealed on their way back
-    (plugins/plugin_utils/sealed_action.py), so no debug line ever shows them."""
+    """The module's action plugin: a class with no logic of its own (ansible-core finds an action plugin by the
+    module's name), the shared NubesModuleAction (plugins/plugin_utils/in_process.py, issue 26): the module runs in
+    the controller's process when the target is the controller, else as a module with its secret outputs sealed
+    (issue 24)."""
     return (
         environment()
         .get_template("action.py.j2")
@@ -409,8 +406,7 @@ def render_all(
         for model in models:
             files[f"{MODULES_DIR}/{model.name}.py"] = render_module(model)
             files[f"{MODULES_DIR}/{model.name}.yml"] = render_module_docs(model)
-            if has_secret_outputs(model):
-                files[f"{ACTION_DIR}/{model.name}.py"] = render_action(model)
+            files[f"{ACTION_DIR}/{model.name}.py"] = render_action(model)
             files[f"{DOCS_MODULES_DIR}/{model.name}.md"] = render_resource_page(model, registry)
         files[f"{DOCS_MAN_DIR}/{spec['name']}.md"] = render_man_page(spec, models)
         files[f"{SERVICES_DIR}/{spec['name']}.py"] = render_service_data(spec)

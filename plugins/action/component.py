@@ -11,6 +11,10 @@ into the controller's chart cache, verified and rendered the same way; its failu
 missing version, a digest mismatch) end the task before the module runs, so nothing is written to the cluster.
 Rendering of templates happens in the module, where the target cluster is reachable for ``lookup()``. With
 ``state: absent`` the source is not read (nor a chart pulled): a deletion needs only the record.
+
+When the target is the controller (issue 26, plugin_utils/in_process.py), the module runs in this process and the
+contents read from ``source`` are handed to it by reference (module_utils/component/handoff.py), never encoded into
+a payload.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.nubes.cloud.plugins.module_utils.component import handoff
 from ansible_collections.nubes.cloud.plugins.module_utils.component.chart_pull import PulledChart, pull_chart
 from ansible_collections.nubes.cloud.plugins.module_utils.component.chart_ref import RemoteChart, remote_chart
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
@@ -29,6 +34,9 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.helm import 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import ReadInput, read_source, resolve_kind
 from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
 from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
+from ansible_collections.nubes.cloud.plugins.plugin_utils.in_process import InProcessMixin
+
+MODULE = "nubes.cloud.component"
 
 try:
     import yaml
@@ -38,8 +46,9 @@ except ImportError:  # pragma: no cover - ansible-core depends on PyYAML
     HAS_YAML = False
 
 
-class ActionModule(ActionBase):
-    """Resolve controller-side files, then run the module."""
+class ActionModule(InProcessMixin, ActionBase):
+    """Resolve controller-side files, then run the module (in the controller's process when the target is the
+    controller, issue 26)."""
 
     TRANSFERS_FILES = False
 
@@ -134,6 +143,16 @@ class ActionModule(ActionBase):
                         inner[key] = os.path.join(base, inner[key])
         return data
 
+    def _run_module(self, args, task_vars, handed):
+        """The module's result: in the controller's process when the target is the controller (issue 26), with the
+        contents read from ``source`` handed over by reference (``handed``), else as a module."""
+        main, _reason = self._choose_path(MODULE, task_vars or {})
+        if main is None:
+            return self._execute_module(module_name=MODULE, module_args=args, task_vars=task_vars)
+        files = args.pop("templates") if handed else None
+        with handoff.handed(files):
+            return self._run_in_process(main, task_vars or {}, module_name=MODULE, module_args=args)
+
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
@@ -163,7 +182,7 @@ class ActionModule(ActionBase):
                 }.get(read["kind"], f"({len(read['files'])} files read from {source} on the controller)")
         if args.get("kubeconfig") is not None:
             args["kubeconfig"] = self._controller_kubeconfig(args["kubeconfig"])
-        module_result = self._execute_module(module_name="nubes.cloud.component", module_args=args, task_vars=task_vars)
+        module_result = self._run_module(args, task_vars, handed=shown is not None and "templates" in args)
         invocation = module_result.get("invocation") or {}
         module_args = invocation.get("module_args") or {}
         if shown is not None and "templates" in module_args:

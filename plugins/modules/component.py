@@ -716,6 +716,7 @@ import traceback  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import finish, new_module  # noqa: E402
 
 try:
+    from ansible_collections.nubes.cloud.plugins.module_utils.component import handoff
     from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
     from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
     from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun, ComponentTask
@@ -877,6 +878,8 @@ def build_task(module):
         raise ComponentError("reclaim_field_managers: an empty name would reclaim every manager's fields; list names")
     placement = options["placement"]
     files, kind = params["templates"], params["source_kind"]
+    if files is None:
+        files = handoff.take()  # issue 26: in the controller's process the action plugin hands them over
     present = params["state"] == "present"
     if params["source"] and files is None and present:
         # the action plugin normally did this on the controller

@@ -50,7 +50,10 @@ def wait_for(predicate: Callable[[], bool], what: str, limit: float = 120.0) -> 
 
 
 def crash_at(emu: EmulatorServer, fleet: Fleet, tasks: list[dict[str, Any]], step: dict[str, Any]) -> None:
-    """Run `tasks` on one host and SIGKILL the playbook while the call `step` is in flight."""
+    """Run `tasks` on one host and SIGKILL the playbook while the call `step` is in flight. The tasks take the
+    module path (NUBES_EXECUTION=module, issue 26) so that the test sees the module process die; in the
+    controller's process the task dies with the worker that the same kill ends."""
+    fleet.extra_env["NUBES_EXECUTION"] = "module"
     since = emu.last_seq
     emu.set_faults([{"kind": "latency", "ms": HOLD_MS, "count": 1, **step}])
     proc, _run_dir = fleet.start(tasks, hosts=["r0"])

@@ -30,6 +30,9 @@ REALM = "k8s-3.ext.nubes.ru"
 SECRET_OUTPUTS = {12: ("secretKey",), 90: ("adminPass", "standbyPass")}
 # ansible-core's own debug line echoing the raw module arguments (ansible/plugins/action/__init__.py); its docs
 # warn that ANSIBLE_DEBUG "can include secret information despite no_log settings". No collection code runs there.
+CORE_DEBUG_LINE = re.compile(r"^\s*\d+ [\d.]+: ", re.MULTILINE)  # any ANSIBLE_DEBUG line: `<pid> <time>: ...`
+# Issue 26: each test runs on both paths; NUBES_EXECUTION per path ("" unsets it: the default, in-process here).
+PATHS = {"module": "module", "in_process": ""}
 CORE_RAW_ARGS_DEBUG = re.compile(r"^\s*\d+ [\d.]+: done with _execute_module \(nubes\.cloud\.", re.MULTILINE)
 
 
@@ -84,14 +87,19 @@ def generated_docs() -> str:
     )
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("debug", ["0", "1"], ids=["debug_off", "debug_on"])
-def test_no_secret_anywhere_at_vvvv(emu: EmulatorServer, fleet: Fleet, prefix: str, tmp_path: Path, debug: str) -> None:
+def test_no_secret_anywhere_at_vvvv(
+    emu: EmulatorServer, fleet: Fleet, prefix: str, tmp_path: Path, debug: str, path: str
+) -> None:
     """P13 (secrets never returned, no_log): API token, passwords and secret outputs appear in no output,
     result, state file, request log or doc, at -vvvv with --diff. With ANSIBLE_DEBUG on, the token comes from
-    NUBES_API_TOKEN and appears nowhere; the passwords given as task arguments appear only in ansible-core's
-    own raw-arguments debug line (documented by Ansible; nothing the collection can mask) and nowhere else."""
+    NUBES_API_TOKEN and appears nowhere; on the module path the passwords given as task arguments appear only in
+    ansible-core's own raw-arguments debug line (documented by Ansible; nothing the collection can mask) and nowhere
+    else; in the controller's process (issue 26) that line is not printed and they appear nowhere at all."""
     fleet.size = 1
     fleet.extra_env["ANSIBLE_DEBUG"] = debug
+    fleet.extra_env["NUBES_EXECUTION"] = PATHS[path]
     passwords = ("Pw-first-" + prefix[-8:], "Pw-second-" + prefix[-8:])
     since = emu.last_seq
     run = fleet.run(flow(prefix, emu.token if debug == "0" else None, passwords), options=("-vvvv", "--diff"))
@@ -107,10 +115,11 @@ def test_no_secret_anywhere_at_vvvv(emu: EmulatorServer, fleet: Fleet, prefix: s
     state = fleet.state_path
     if debug == "1":
         raw_args_lines = "\n".join(CORE_RAW_ARGS_DEBUG.findall(run.stdout))
-        assert raw_args_lines, "ANSIBLE_DEBUG output expected"
+        assert bool(raw_args_lines) == (path == "module"), "the raw-arguments line comes from the module path only"
+        assert CORE_DEBUG_LINE.search(run.stdout), "ANSIBLE_DEBUG output expected"
         assert emu.token not in run.stdout and emu.token not in run.stderr
     places = {
-        "stdout": run.stdout if debug == "0" else without_core_raw_args_lines(run.stdout),
+        "stdout": run.stdout if debug == "0" or path == "in_process" else without_core_raw_args_lines(run.stdout),
         "stderr": run.stderr,
         "registered results": json.dumps(results, ensure_ascii=False),
         "state file": state.read_text(encoding="utf-8") if state.exists() else "",
@@ -178,13 +187,16 @@ def secret_output_tasks(prefix: str) -> list[dict[str, Any]]:
     return tasks
 
 
-def test_generated_secrets_never_in_the_debug_output(emu: EmulatorServer, fleet: Fleet, prefix: str) -> None:
+@pytest.mark.parametrize("path", PATHS)
+def test_generated_secrets_never_in_the_debug_output(emu: EmulatorServer, fleet: Fleet, prefix: str, path: str) -> None:
     """Issue 24: under ANSIBLE_DEBUG=1 at -vvvv, every module that returns generated secrets (the six services'
     instance and _info modules, return_secrets in a no_log task) leaves none of the values the emulator holds in
-    the whole output: ansible-core's raw-stdout debug line shows them sealed. The registered results still hold
+    the whole output: on the module path ansible-core's raw-stdout debug line shows them sealed; in the controller's
+    process (issue 26) there is no module stdout to print and nothing is sealed. The registered results still hold
     every value in clear."""
     fleet.size = 1
     fleet.extra_env["ANSIBLE_DEBUG"] = "1"
+    fleet.extra_env["NUBES_EXECUTION"] = PATHS[path]
     run = fleet.run(secret_output_tasks(prefix), options=("-vvvv",))
     results = run.results["r0"]
     failed = [(index, r.get("msg")) for index, r in enumerate(results) if r.get("failed")]
@@ -208,10 +220,14 @@ def test_generated_secrets_never_in_the_debug_output(emu: EmulatorServer, fleet:
             assert created["outputs"][code] == value and read["outputs"][code] == value, (module, code)
 
     output = run.stdout + "\n" + run.stderr
-    assert output.count(CORE_RAW_STDOUT_DEBUG) >= len(results)  # ANSIBLE_DEBUG printed every module's raw stdout
     leaks = [(module, code) for module, found in held.items() for code, value in found.items() if value in output]
     assert not leaks, f"generated secrets in the ANSIBLE_DEBUG output: {leaks}"
-    assert SEALED in output  # they travelled sealed (not left out)
+    if path == "module":
+        assert output.count(CORE_RAW_STDOUT_DEBUG) >= len(results)  # ANSIBLE_DEBUG printed every module's stdout
+        assert SEALED in output  # they travelled sealed (not left out)
+    else:
+        assert CORE_DEBUG_LINE.search(output), "ANSIBLE_DEBUG output expected"
+        assert SEALED not in output  # nothing left the process, nothing was sealed
 
 
 def test_old_sha256_digest_is_migrated_by_an_unchanged_task(emu: EmulatorServer, fleet: Fleet, prefix: str) -> None:

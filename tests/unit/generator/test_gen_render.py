@@ -256,6 +256,29 @@ def test_runtime_yml_action_group(rendered: tuple[Workspace, dict[str, Any], dic
     assert runtime == {"requires_ansible": ">=2.16.0", "action_groups": {"nubes": expected}}
 
 
+def test_every_module_gets_the_shared_action_plugin_with_no_logic(
+    rendered: tuple[Workspace, dict[str, Any], dict[str, str]],
+) -> None:
+    """Issue 26: every generated module has an action plugin of its name (how ansible-core 2.16-2.21 find one) that
+    is only a subclass of the shared NubesModuleAction: no method, no statement of its own; the hand-written group
+    members have one of the same shape."""
+    files = rendered[2]
+    modules = sorted(Path(p).stem for p in files if p.startswith("plugins/modules/") and p.endswith(".py"))
+    actions = sorted(Path(p).stem for p in files if p.startswith("plugins/action/"))
+    assert actions == modules
+    texts = [files[f"plugins/action/{name}.py"] for name in modules]
+    texts += [
+        (REPO / "plugins" / "action" / f"{name}.py").read_text(encoding="utf-8") for name in GROUP_MEMBERS_BY_HAND
+    ]
+    for text in texts:
+        tree = ast.parse(text)
+        classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+        assert [c.name for c in classes] == ["ActionModule"]
+        assert [ast.unparse(base) for base in classes[0].bases] == ["NubesModuleAction"]
+        assert [type(node).__name__ for node in classes[0].body] == ["Expr"]  # the docstring only
+        assert "from ansible_collections.nubes.cloud.plugins.plugin_utils.in_process import NubesModuleAction" in text
+
+
 def test_hand_written_group_members_are_the_modules_with_the_common_options() -> None:
     """Every hand-written module that documents the common options (doc fragment nubes.cloud.common) is in the
     action group, and every hand-written member named there exists."""

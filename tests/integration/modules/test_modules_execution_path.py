@@ -1,0 +1,260 @@
+"""Issue 26: each condition that makes a nubes.cloud task take the module path does, and says so at -vvv; a task
+delegated to localhost from another host runs in the controller's process. Every task's work is checked in the
+emulator (its instance exists), not in the module's result.
+
+"Another host" is a connection plugin next to the playbook that runs commands on this machine under another name;
+`become` is a become plugin next to the playbook that runs the command as it is (the test machine may have no
+sudo). Both change nothing but the facts the action plugin decides on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.emulator import EmulatorServer
+from tests.integration.modules.playbook import BIN, PLAYBOOK_TIMEOUT, PlaybookRunner
+
+IN_PROCESS = "nubes.cloud: nubes.cloud.dummy runs in the controller's process"
+MODULE = "nubes.cloud: nubes.cloud.dummy runs as a module: "
+
+OTHER_CONNECTION = '''\
+from __future__ import annotations
+
+DOCUMENTATION = """
+name: nubes_test_remote
+short_description: runs on this machine under another connection name (the nubes.cloud tests' other host)
+description:
+  - The local connection under another name, so a task on this host is a task on another host to the collection.
+author: nubes.cloud contributors
+options:
+  become_success_timeout:
+    type: int
+    default: 10
+    description: As the local connection's option.
+  become_strip_preamble:
+    type: bool
+    default: true
+    description: As the local connection's option.
+extends_documentation_fragment:
+  - connection_pipelining
+"""
+
+from ansible.plugins.connection.local import Connection as LocalConnection
+
+
+class Connection(LocalConnection):
+    transport = "nubes_test_remote"
+'''
+
+PASS_THROUGH_BECOME = '''\
+from __future__ import annotations
+
+DOCUMENTATION = """
+name: nubes_test_become
+short_description: a become method that runs the command as it is (the nubes.cloud tests)
+description:
+  - Marks the task as using become without needing sudo on the test machine.
+author: nubes.cloud contributors
+options:
+  become_user:
+    description: Ignored.
+    default: root
+    vars:
+      - name: ansible_become_user
+"""
+
+from ansible.plugins.become import BecomeBase
+
+
+class BecomeModule(BecomeBase):
+    name = "nubes_test_become"
+
+    def build_become_command(self, cmd, shell):
+        super().build_become_command(cmd, shell)
+        return self._build_success_command(cmd, shell)
+'''
+
+SHADOW_HTTPX = 'raise ImportError("httpx is hidden from the controller by a nubes.cloud test")\n'
+
+
+def dummy(name: str) -> dict[str, Any]:
+    return {"nubes.cloud.dummy": {"resource_name": name, "resource_realm": "dummy"}}
+
+
+def run_plays(
+    emu: EmulatorServer, workdir: Path, plays: list[dict[str, Any]], inventory: str, env: dict[str, str] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """ansible-playbook -vvv of `plays` with plugins next to the playbook; (output, registered results by name)."""
+    (workdir / "connection_plugins").mkdir(parents=True, exist_ok=True)
+    (workdir / "connection_plugins" / "nubes_test_remote.py").write_text(OTHER_CONNECTION, encoding="utf-8")
+    (workdir / "become_plugins").mkdir(exist_ok=True)
+    (workdir / "become_plugins" / "nubes_test_become.py").write_text(PASS_THROUGH_BECOME, encoding="utf-8")
+    results_file = workdir / "results.json"
+    for play in plays:
+        names = [t["register"] for t in play["tasks"]]
+        collect = "{" + ", ".join(f"'{n}': {n}" for n in names) + "}"
+        play["tasks"].append(
+            {
+                "ansible.builtin.copy": {"content": "{{ " + collect + " | to_json }}", "dest": str(results_file)},
+                "delegate_to": "localhost",
+            }
+        )
+    (workdir / "play.yml").write_text(yaml.safe_dump(plays, sort_keys=False), encoding="utf-8")
+    (workdir / "hosts.ini").write_text(inventory, encoding="utf-8")
+    environ = PlaybookRunner(workdir, emu.endpoint, emu.token).env()
+    environ.pop("NUBES_EXECUTION", None)
+    environ.update(env or {})
+    proc = subprocess.run(
+        [str(BIN / "ansible-playbook"), "-vvv", "-i", "hosts.ini", "play.yml"],
+        cwd=workdir,
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=PLAYBOOK_TIMEOUT,
+    )
+    output = proc.stdout + proc.stderr
+    assert results_file.is_file(), output[-5000:]
+    return output, json.loads(results_file.read_text(encoding="utf-8"))
+
+
+def local_play(tasks: list[dict[str, Any]], **play: Any) -> dict[str, Any]:
+    return {"hosts": "localhost", "connection": "local", "gather_facts": False, **play, "tasks": tasks}
+
+
+def live(emu: EmulatorServer, name: str) -> bool:
+    return any(i.get("displayName") == name and not i.get("isDeleted") for i in emu.instances())
+
+
+def task_lines(output: str, marker: str) -> list[str]:
+    return [line.strip() for line in output.splitlines() if marker in line]
+
+
+def unique() -> str:
+    return f"path-{uuid.uuid4().hex[:8]}"
+
+
+def test_switch_forces_the_module_path(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 26: NUBES_EXECUTION=module (environment) and nubes_execution: module (variable) force the module path;
+    the variable wins over the environment both ways; a bad value fails the task and names the switch."""
+    names = [unique(), unique(), unique()]
+    tasks = [
+        {**dummy(names[0]), "register": "forced", "vars": {"nubes_execution": "module"}},
+        {**dummy(names[1]), "register": "default"},
+        {**dummy(names[2]), "register": "bad", "vars": {"nubes_execution": "modul"}, "ignore_errors": True},
+    ]
+    interpreter = {"ansible_python_interpreter": sys.executable}
+    output, results = run_plays(emu, tmp_path / "auto", [local_play(tasks, vars=interpreter)], "localhost\n")
+    assert task_lines(output, MODULE) == [MODULE + "forced by NUBES_EXECUTION=module or nubes_execution: module"]
+    assert len(task_lines(output, IN_PROCESS)) == 1
+    assert "the variable nubes_execution is 'modul'" in results["bad"]["msg"]
+    assert live(emu, names[0]) and live(emu, names[1]) and not live(emu, names[2])
+
+    other = unique()
+    tasks = [{**dummy(other), "register": "env_forced"}]
+    output, _results = run_plays(
+        emu, tmp_path / "env", [local_play(tasks, vars=interpreter)], "localhost\n", {"NUBES_EXECUTION": "module"}
+    )
+    assert len(task_lines(output, MODULE + "forced")) == 1 and not task_lines(output, IN_PROCESS)
+    assert live(emu, other)
+
+
+def test_another_host_takes_the_module_path_and_delegate_to_localhost_runs_in_process(
+    emu: EmulatorServer, tmp_path: Path
+) -> None:
+    """Issue 26: a task on another host (connection nubes_test_remote) takes the module path; the same task
+    delegated to localhost runs in the controller's process."""
+    names = [unique(), unique()]
+    tasks = [
+        {**dummy(names[0]), "register": "remote"},
+        {**dummy(names[1]), "register": "delegated", "delegate_to": "localhost"},
+    ]
+    inventory = f"other ansible_connection=nubes_test_remote ansible_python_interpreter={sys.executable}\n"
+    output, results = run_plays(emu, tmp_path, [{"hosts": "other", "gather_facts": False, "tasks": tasks}], inventory)
+    assert task_lines(output, MODULE) == [MODULE + "the target is another host (connection nubes_test_remote)"]
+    assert len(task_lines(output, IN_PROCESS)) == 1
+    assert not results["remote"].get("failed") and not results["delegated"].get("failed")
+    assert live(emu, names[0]) and live(emu, names[1])
+
+
+def test_become_and_async_take_the_module_path(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 26: a task with become, and an async task, take the module path and do their work."""
+    names = [unique(), unique()]
+    tasks = [
+        {**dummy(names[0]), "register": "become", "become": True, "become_method": "nubes_test_become"},
+        {**dummy(names[1]), "register": "async", "async": 120, "poll": 1},
+    ]
+    play = local_play(tasks, vars={"ansible_python_interpreter": sys.executable})
+    output, results = run_plays(emu, tmp_path, [play], "localhost\n")
+    assert task_lines(output, MODULE) == [MODULE + "the task uses become", MODULE + "the task is async"]
+    assert not task_lines(output, IN_PROCESS)
+    assert not results["become"].get("failed") and not results["async"].get("failed"), results
+    assert live(emu, names[0]) and live(emu, names[1])
+
+
+def test_another_interpreter_takes_the_module_path(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 26: a target interpreter that is not the controller's Python (here a wrapper script elsewhere that
+    runs it) takes the module path, which runs with that interpreter."""
+    wrapper = tmp_path / "bin" / "python-wrapper"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    name = unique()
+    play = local_play([{**dummy(name), "register": "wrapped"}], vars={"ansible_python_interpreter": str(wrapper)})
+    output, results = run_plays(emu, tmp_path / "run", [play], "localhost\n")
+    reason = f"the target's Python interpreter {wrapper} is not the controller's"
+    assert len(task_lines(output, MODULE + reason)) == 1 and not task_lines(output, IN_PROCESS)
+    assert not results["wrapped"].get("failed"), results
+    assert live(emu, name)
+
+
+def test_a_dependency_missing_on_the_controller_takes_the_module_path(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 26: when the controller cannot import httpx (PYTHONPATH shadows it with a package that fails to
+    import), the task takes the module path, whose process gets the task's environment (PYTHONPATH emptied)."""
+    shadow = tmp_path / "shadow" / "httpx"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(SHADOW_HTTPX, encoding="utf-8")
+    name = unique()
+    task = {**dummy(name), "register": "shadowed", "environment": {"PYTHONPATH": ""}}
+    play = local_play([task], vars={"ansible_python_interpreter": sys.executable})
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(shadow.parent), os.environ.get("PYTHONPATH", "")]))}
+    output, results = run_plays(emu, tmp_path / "run", [play], "localhost\n", env)
+    expected = MODULE + "a dependency is missing on the controller (httpx)"
+    assert task_lines(output, MODULE) == [expected] and not task_lines(output, IN_PROCESS)
+    assert not results["shadowed"].get("failed"), results
+    assert live(emu, name)
+
+
+def test_in_process_writes_nothing_of_the_task_to_disk(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 26 (security): in-process, nothing of the task's arguments lands in a file: the module path's
+    AnsiballZ payload (which holds them) is never written under the remote tmp directory."""
+    remote_tmp = tmp_path / "remote-tmp"
+    name, password = unique(), "Pw-" + uuid.uuid4().hex
+    task = {"nubes.cloud.dummy": {"resource_name": name, "resource_realm": "dummy", "bodymessage": password}}
+    play = local_play(
+        [{**task, "register": "written"}],
+        vars={"ansible_python_interpreter": sys.executable, "ansible_remote_tmp": str(remote_tmp)},
+    )
+    env = {"ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_PIPELINING": "0"}
+    output, results = run_plays(emu, tmp_path / "run", [play], "localhost\n", env)
+    assert len(task_lines(output, IN_PROCESS)) == 1 and not results["written"].get("failed")
+    payloads = [p for p in remote_tmp.rglob("*") if p.is_file() and "AnsiballZ_dummy" in p.name]
+    assert payloads == []
+    assert live(emu, name)
+
+    module_tmp = tmp_path / "module-tmp"
+    play["vars"]["ansible_remote_tmp"] = str(module_tmp)
+    play["vars"]["nubes_execution"] = "module"
+    twin = {"nubes.cloud.dummy": {**task["nubes.cloud.dummy"], "resource_name": unique()}}  # its own state file
+    play["tasks"] = [{**twin, "register": "written"}]
+    run_plays(emu, tmp_path / "module", [play], "localhost\n", env)
+    written = [p for p in module_tmp.rglob("*") if p.is_file() and "AnsiballZ_dummy" in p.name]
+    assert written and any(password.encode() in p.read_bytes() for p in written)  # the module path's payload did
