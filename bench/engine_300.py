@@ -21,12 +21,11 @@ from typing import Any, Dict, List
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / ".collections"), str(ROOT)]
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import run_until_done  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.component.reconcile import Target, run  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentStatus  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import connect_kubeconfig  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext  # noqa: E402
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import owner_id  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler  # noqa: E402
 
@@ -87,11 +86,10 @@ def main() -> int:
         max_workers=args.workers,
     )
     reconciler = Reconciler.from_context(ctx)
-    inventory: List[InventoryItem] = []
     desired = objects(args.objects)
     status = ComponentStatus()
 
-    def persist(_inv: List[InventoryItem], _status: ComponentStatus) -> None:
+    def persist(_status: ComponentStatus) -> None:
         return None
 
     report = {"objects": args.objects, "workers": args.workers, "phases": []}
@@ -104,7 +102,7 @@ def main() -> int:
             measure(
                 label,
                 api,
-                lambda op=op, objs=objs: run_until_done(op, inventory, reconciler, persist, objs, 600, status),
+                lambda op=op, objs=objs: run(status, Target(op, reconciler, objs or []), persist, 600),
             )
         )
     ns_res = api.discovery.resource("", "v1", "Namespace")

@@ -626,7 +626,8 @@ from ansible_collections.nubes.cloud.plugins.module_utils.module_entry import ne
 try:
     from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
     from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun, ComponentTask
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.task import ComponentTask
     from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (
         KIND_CHOICES,
         ReadInput,
