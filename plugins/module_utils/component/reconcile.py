@@ -18,7 +18,7 @@ The reconciler (``../reconciler``) knows nothing of this: it takes an inventory 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional, Sequence
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.status import (
@@ -79,10 +79,11 @@ class Target:
 @dataclass
 class Result:
     """What one reconcile decided. ``error``: the run failed (state Error: a non-retriable error, or the timeout);
-    ``progressed``: the inventory changed."""
+    ``blocking``: the objects that error is about, when it names them; ``progressed``: the inventory changed."""
 
     done: bool
     error: Optional[str] = None
+    blocking: List[str] = field(default_factory=list)
     progressed: bool = False
     requeue_after: float = 0.0
 
@@ -151,12 +152,13 @@ def reconcile(status: ComponentStatus, target: Target, persist: Persist, pace: P
     before = inventory_to_list(target.inventory(status))
     now = format_time(target.reconciler.now())
     error: Optional[str] = None
+    blocking: List[str] = []
     try:
         done = _step(status, target, pace, now)
     except KubeError as exc:
         done = False
         if not exc.retriable:
-            error = str(exc)
+            error, blocking = str(exc), list(getattr(exc, "objects", ()))
             status.set_state(STATE_ERROR, REASON_ERROR, error, now)
         elif target.deleting:
             status.set_state(STATE_DELETION_PENDING, REASON_DELETION_RETRYING, str(exc), now)
@@ -171,7 +173,7 @@ def reconcile(status: ComponentStatus, target: Target, persist: Persist, pace: P
     if progressed:
         pace.backoff.reset()  # reference 6.3: fast steps again while the inventory moves
     wait = 0.0 if done or error else min(pace.backoff.next_delay(), max(0.0, pace.timeout - pace.elapsed()))
-    return Result(done, error, progressed, wait)
+    return Result(done, error, blocking, progressed, wait)
 
 
 def run(

@@ -125,15 +125,20 @@ class Writes:
         return {"before": before_all, "after": after_all}
 
 
-def failure_summary(inventory: Sequence[InventoryItem]) -> Dict[str, Any]:
-    """A failed task's summary: counts by phase, the objects that block first (written and not ready), and how many
-    wait behind them."""
+def failure_summary(inventory: Sequence[InventoryItem], named: Sequence[str] = ()) -> Dict[str, Any]:
+    """A failed task's summary: counts by phase, the objects that block first, and how many other objects are still
+    pending. ``named``: the objects the error is about, which block (issue 25: an invalid object, not every object
+    still being created); without them, the objects written and not ready block (a timeout)."""
     phases: Dict[str, int] = {}
     for item in inventory:
         phases[item.phase or "Unknown"] = phases.get(item.phase or "Unknown", 0) + 1
     pending = describe_pending(inventory)
-    blocking = [i.describe() for i in pending["blocking"]]
-    waiting = len(pending["waiting"])
+    if named:
+        blocking = list(named)
+        waiting = sum(1 for i in (*pending["blocking"], *pending["waiting"]) if i.describe() not in blocking)
+    else:
+        blocking = [i.describe() for i in pending["blocking"]]
+        waiting = len(pending["waiting"])
     return {"objects": len(inventory), "phases": phases, "blocking": blocking[:BLOCKING_SHOWN], "waiting": waiting}
 
 

@@ -101,6 +101,7 @@ class ComponentRun:
         markers = Markers(task.annotation_prefix)
         self.writes = report.Writes(hidden=(markers.digest_annotation, markers.owner_label))
         self.target: Optional[Target] = None  # what the last reconcile worked on
+        self.blocking: List[str] = []  # the objects a failed reconcile's error is about
         self.failed = False
         self.record_gone = False
         self._scratch: Optional[ComponentStatus] = None  # check mode's copy of the inventories
@@ -175,7 +176,7 @@ class ComponentRun:
         if self.failed and task.verbosity < report.FULL_VERBOSITY:
             # the error and a summary first; the inventory stays in the record (and in the result with -vv)
             status.pop("inventory", None)
-            data["summary"] = report.failure_summary(self._inventory())
+            data["summary"] = report.failure_summary(self._inventory(), self.blocking)
             objects = report.shorten_lists(objects, task.verbosity)
         data["status"] = status
         data["objects"] = objects
@@ -214,7 +215,9 @@ class ComponentRun:
     def _run(self, target: Target, deadline: float) -> Result:
         """Reconcile ``target`` until done, failed, or (``wait: false``) a step that changed nothing."""
         self.target = target
-        return run(self.record, target, self._save, max(0.0, deadline - time.monotonic()), wait=self.task.wait)
+        result = run(self.record, target, self._save, max(0.0, deadline - time.monotonic()), wait=self.task.wait)
+        self.blocking = result.blocking
+        return result
 
     def _dry_run(self, target: Target, inventory: Optional[List[InventoryItem]] = None) -> None:
         """Check mode: one dry-run pass of ``target`` (every write sent with ``dryRun=All``) on a scratch copy of the

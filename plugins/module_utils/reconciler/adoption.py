@@ -38,13 +38,15 @@ def check_adoption(ctx: EngineContext, desired: DesiredObject, live: Dict[str, A
             return
         raise OwnerConflictError(
             f"{desired.describe()} already exists and is not owned by any component; adoption policy is Never. "
-            "Delete the object, or set the adoption-policy annotation to if-unowned to take it over"
+            "Delete the object, or set the adoption-policy annotation to if-unowned to take it over",
+            objects=[desired.describe()],
         )
     if policy == c.ADOPTION_ALWAYS:
         return
     raise OwnerConflictError(
         f"owner conflict; object {desired.describe()} is owned by {owner_of(ctx, live)}. Remove it from one of the "
-        "components, or set the adoption-policy annotation to always to take it over"
+        "components, or set the adoption-policy annotation to always to take it over",
+        objects=[desired.describe()],
     )
 
 

@@ -72,7 +72,8 @@ def apply_object(
             raise MissingNamespaceError(
                 f"cannot create {desired.describe()}: namespace {desired.namespace} does not exist and the "
                 "missing-namespaces policy is DoNotCreate; create the namespace, add it to the objects, or set "
-                "the policy to Create"
+                "the policy to Create",
+                objects=[desired.describe()],
             ) from None
         action = "read" if exc.method == "GET" else f"write ({item.updatePolicy or 'create'})"
         raise ObjectError(desired.describe(), wave, action, exc) from None

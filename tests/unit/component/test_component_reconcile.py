@@ -17,7 +17,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.status impor
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.backoff import Backoff
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import CallCounter
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import api_error
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ValidationError
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ObjectError, ValidationError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem
 
 
@@ -140,8 +140,15 @@ def test_non_retriable_error_stops() -> None:
     """1.3: a non-retriable error is state Error, reason Error, and ends the run with the message."""
     result, status, persisted, _clock = _run([False, ValidationError("bad object")])
     assert (status.state, status.reason) == ("Error", "Error")
-    assert result.error == "bad object"
+    assert result.error == "bad object" and result.blocking == []
     assert persisted[-1] == ("Error", "Error")
+
+
+def test_an_object_error_names_the_object_that_blocks() -> None:
+    """issue 25: a failed reconcile says which object its error is about (the invalid one), for the summary."""
+    invalid = api_error("PATCH", "/apis/apps/v1/x", 422, {"reason": "Invalid", "message": "spec.replicas: Invalid"})
+    result, _status, _persisted, _clock = _run([False, ObjectError("Deployment.apps ns/typo", "apply wave 0", "write", invalid)])
+    assert result.blocking == ["Deployment.apps ns/typo"]
 
 
 def test_retriable_error_retries() -> None:
