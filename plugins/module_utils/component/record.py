@@ -86,13 +86,14 @@ class ComponentStore:
         self.saved = loaded.comparable()
         return loaded
 
-    def ensure_namespace(self, create: bool) -> bool:
-        """Make sure the component's namespace exists (the record lives there); True when it was created now."""
+    def ensure_namespace(self, create: bool) -> Optional[Dict[str, Any]]:
+        """Make sure the component's namespace exists (the record lives there); the namespace when it was created
+        now, else None."""
         try:
             if self.api.get(NAMESPACES, "", self.namespace) is not None:
-                return False
+                return None
         except Forbidden:
-            return False  # an identity that may not read namespaces: the record's write will tell
+            return None  # an identity that may not read namespaces: the record's write will tell
         if not create:
             raise ComponentError(
                 f"namespace {self.namespace} of the component does not exist and the missing-namespaces policy is "
@@ -104,11 +105,11 @@ class ComponentStore:
             "metadata": {"name": self.namespace, "labels": dict(self.owner_labels)},
         }
         try:
-            self.api.create(NAMESPACES, "", body, field_manager=self.prefix)
+            created: Dict[str, Any] = self.api.create(NAMESPACES, "", body, field_manager=self.prefix)
         except Conflict:
-            return False
+            return None
         self.writes += 1
-        return True
+        return created
 
     def _body(self, record: ComponentStatus) -> Dict[str, Any]:
         persisted = record.to_dict()

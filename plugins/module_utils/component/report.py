@@ -83,6 +83,10 @@ class Writes:
     def __call__(
         self, action: str, ref: str, before: Optional[Dict[str, Any]], after: Optional[Dict[str, Any]]
     ) -> None:
+        if action in ("updated", "adopted") and ref in self.actions["created"]:
+            # written again after it was created in this run (the component's own namespace, created first to hold
+            # the record, then given its markers by the reconciler): it was created (issue 25)
+            action = "created"
         if ref not in self.actions[action]:
             self.actions[action].append(ref)
         if action in ("released", "unchanged"):

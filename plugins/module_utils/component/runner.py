@@ -270,11 +270,10 @@ class ComponentRun:
             if task.diff:
                 extra["diff"] = self.writes.diff(task.verbosity)
             return self.result(self.api.calls.writes > 0, **extra)
-        if store.ensure_namespace(create=(task.policies.get("missing_namespaces") or "create") != "do-not-create"):
-            record.createdNamespace = True
+        created = self._ensure_namespace()
         writes_before = self.api.calls.changes
         result = self._run(target, deadline)
-        changed = self.api.calls.changes > writes_before  # issue 25: a no-op forced re-apply is no change
+        changed = created or self.api.calls.changes > writes_before  # issue 25: a no-op forced re-apply is no change
         shown = changed or bool(self.writes.drifted())
         extra = {"diff": self.writes.diff(task.verbosity)} if task.diff and shown else {}
         if result.error is None:
@@ -283,6 +282,18 @@ class ComponentRun:
         if record.reason == REASON_TIMEOUT:
             message = f"{message}\n" + report.not_ready(self._inventory(), reconciler.why_not_ready)
         raise self.fail(message, changed, **extra)
+
+    def _ensure_namespace(self) -> bool:
+        """The component's namespace, which holds its record, is created first when missing (unless the
+        missing-namespaces policy is do-not-create). It is reported as created, also when it is one of the objects
+        and the reconciler then only adds its markers (issue 25: it was reported as updated)."""
+        policy = self.task.policies.get("missing_namespaces") or "create"
+        created = self.store.ensure_namespace(create=policy != "do-not-create")
+        if created is None:
+            return False
+        self.record.createdNamespace = True
+        self.writes("created", f"Namespace {self.task.namespace}", None, created)
+        return True
 
     def _remove_delete_hooks_left(self, reconciler: Reconciler, deadline: float) -> None:
         """A deletion that stopped half-way (``state: absent`` failed or timed out) may have left delete hooks; an
