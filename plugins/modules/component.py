@@ -627,13 +627,13 @@ try:
     from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
     from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
     from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.task import ComponentTask
     from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (
         KIND_CHOICES,
         ReadInput,
         read_source,
     )
     from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.task import ComponentTask
     from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import (
         ConnectionOptions,
         kubeconfig_dict,

@@ -151,7 +151,9 @@ def test_additional_managed_type_blocks_deletion(ansible: Ansible, kubectl, kube
         kubectl("delete", "crd", f"gadgets.{group}", "--wait=false", check=False)
 
 
-def test_an_invalid_object_is_what_blocks_in_the_failure_summary(ansible: Ansible, kubectl, kube_namespace: str) -> None:
+def test_an_invalid_object_is_what_blocks_in_the_failure_summary(
+    ansible: Ansible, kubectl, kube_namespace: str
+) -> None:
     """issue 25: one invalid object in a set (a Deployment with a field its schema does not have) fails the task at
     once, and the summary's ``blocking`` names that object, not every object still being created (it listed all of
     them, and the invalid one only as waiting); the objects written before the error count as waiting."""

@@ -144,7 +144,7 @@ def test_reconcile_states(comp: Component) -> None:
     reconciler = Reconciler.from_context(comp.ctx)
     status = ComponentStatus()
     result = run(status, Target("apply", reconciler, [configmap("a"), configmap("b")]), persist, timeout=60)
-    assert result.done and status.state == "Ready" and status.ready_condition()["status"] == "True"  # type: ignore[index]
+    assert result.done and status.state == "Ready" and status.conditions[0]["status"] == "True"
     assert states[0] == ("Processing", "Processing", 2)  # the write-ahead step was persisted
     assert states[-1] == ("Ready", "Ready", 2)
     assert reconciler.api.calls.total > 0
@@ -173,7 +173,7 @@ def test_reconcile_timeout(comp: Component) -> None:
     status = ComponentStatus()
     result = run(status, Target("apply", Reconciler.from_context(comp.ctx), [never_ready]), lambda _s: None, timeout=3)
     assert not result.done and result.error is not None
-    assert (status.state, status.reason, status.ready_condition()["status"]) == ("Error", "Timeout", "False")  # type: ignore[index]
+    assert (status.state, status.reason, status.conditions[0]["status"]) == ("Error", "Timeout", "False")
     comp.inventory = status.inventory
     assert comp.phases() == {"Deployment/unschedulable": ("Creating", "InProgress")}
 

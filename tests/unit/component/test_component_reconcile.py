@@ -124,14 +124,14 @@ def test_ready_sets_applied_generation_and_observes() -> None:
     status.generation = 4
     _run([ValidationError("bad object")], status=status)
     assert (status.state, status.observedGeneration, status.appliedGeneration) == ("Error", 4, 3)
-    assert status.ready_condition()["status"] == "False"  # type: ignore[index]
+    assert status.conditions[0]["status"] == "False"
 
 
 def test_timeout_turns_error() -> None:
     """C14 / 1.3: Processing past the timeout is state Error with reason Timeout and Ready=False."""
     result, status, persisted, clock = _run([False] * 1000, timeout=5.0)
     assert not result.done and result.error is not None and result.error.startswith("Timeout after 5s")
-    assert (status.state, status.reason, status.ready_condition()["status"]) == ("Error", "Timeout", "False")  # type: ignore[index]
+    assert (status.state, status.reason, status.conditions[0]["status"]) == ("Error", "Timeout", "False")
     assert persisted[-1] == ("Error", "Timeout")
     assert clock.now >= 5.0
 
@@ -147,7 +147,8 @@ def test_non_retriable_error_stops() -> None:
 def test_an_object_error_names_the_object_that_blocks() -> None:
     """issue 25: a failed reconcile says which object its error is about (the invalid one), for the summary."""
     invalid = api_error("PATCH", "/apis/apps/v1/x", 422, {"reason": "Invalid", "message": "spec.replicas: Invalid"})
-    result, _status, _persisted, _clock = _run([False, ObjectError("Deployment.apps ns/typo", "apply wave 0", "write", invalid)])
+    error = ObjectError("Deployment.apps ns/typo", "apply wave 0", "write", invalid)
+    result, _status, _persisted, _clock = _run([False, error])
     assert result.blocking == ["Deployment.apps ns/typo"]
 
 
@@ -183,7 +184,7 @@ def test_last_applied_at_moves_only_when_objects_were_applied() -> None:
     ready.set_state("Ready", "Ready", "Dependent resources successfully reconciled", "2025-12-31T00:00:00Z")
     _run([True], status=ready)
     assert ready.lastAppliedAt == "2025-12-31T00:00:00Z"
-    assert ready.ready_condition()["lastTransitionTime"] == "2025-12-31T00:00:00Z"  # type: ignore[index]
+    assert ready.conditions[0]["lastTransitionTime"] == "2025-12-31T00:00:00Z"
 
     writing = ScriptedReconciler([True])
     writing.api.calls.add("PATCH")
