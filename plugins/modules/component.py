@@ -575,7 +575,9 @@ component:
     deployment_name: web
     record: ConfigMap demo/cloud.nubes.component.web
 objects:
-  description: Objects created, updated, deleted and orphaned by this run.
+  description:
+    - Objects created, updated, deleted and orphaned by this run. The component's own namespace is listed under
+      C(created) when this run created it (to hold the record), also when it is one of the objects.
   returned: always
   type: dict
   sample:
@@ -602,7 +604,10 @@ plan:
     prune: [ConfigMap demo/old]
     orphan: []
 summary:
-  description: When the task fails, the inventory in short, the objects that block first and how many wait.
+  description:
+    - When the task fails, the inventory in short, the objects that block first and how many other objects are
+      still pending. The objects that block are the ones the error names (for example the invalid one); without
+      them (a timeout), the objects written and not ready.
   returned: failure
   type: dict
   sample:
