@@ -475,7 +475,7 @@ def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any
 def record_costs(cluster: Cluster, rounds: int) -> dict[str, list[float]]:
     """Save (forced) and load the record of a 300-object component, in-process."""
     from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentRecord
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentStatus
     from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import connect_kubeconfig
     from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem
 
@@ -483,10 +483,10 @@ def record_costs(cluster: Cluster, rounds: int) -> dict[str, list[float]]:
     store = ComponentStore(connect_kubeconfig(cluster.config), namespace, "bench", "component.nubes.cloud")
     items = [
         InventoryItem("", "v1", "ConfigMap", f"cm-{i}", namespace, "IfUnowned", "OnObjectChange", "SsaOverride",
-                      "Delete", 0, 0, [], "0" * 64, "Ready", "Current", "2026-01-01T00:00:00Z").to_dict()
+                      "Delete", 0, 0, [], "0" * 64, "Ready", "Current", "2026-01-01T00:00:00Z")
         for i in range(OVERHEAD_OBJECTS)
     ]  # fmt: skip
-    record = ComponentRecord(inventory=items, state="Ready")
+    record = ComponentStatus(inventory=items, state="Ready")
     raw: dict[str, list[float]] = {}
     try:
         for _round in range(rounds):

@@ -27,7 +27,7 @@ sys.path[:0] = [str(ROOT / ".collections"), str(ROOT), str(ROOT / "bench")]
 
 from engine_300 import kubeconfig, objects  # noqa: E402
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import run_until_done  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.component.reconcile import Target, run  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentStatus  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import connect_kubeconfig  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext  # noqa: E402
@@ -35,7 +35,6 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift impor
     MODE_DISABLED,
     MODE_ENABLED,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import owner_id  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler  # noqa: E402
 
@@ -51,14 +50,14 @@ def measure(config: str, count: int, rounds: int, workers: int = 8) -> Dict[str,
         max_workers=workers,
     )
     reconciler = Reconciler.from_context(ctx)
-    inventory: List[InventoryItem] = []
     desired = objects(count)
     status = ComponentStatus()
+    target = Target("apply", reconciler, desired)
 
-    def persist(_inv: List[InventoryItem], _status: ComponentStatus) -> None:
+    def persist(_status: ComponentStatus) -> None:
         return None
 
-    first = run_until_done("apply", inventory, reconciler, persist, desired, 600, status)
+    first = run(status, target, persist, 600)
     if not first.done:
         raise RuntimeError("the first apply did not finish")
     changes_after_apply = api.calls.changes
@@ -67,7 +66,7 @@ def measure(config: str, count: int, rounds: int, workers: int = 8) -> Dict[str,
         ctx.drift_mode = mode
         before, dry_before = api.calls.snapshot(), ctx.dry_run_api.calls.snapshot()
         start, cpu = time.monotonic(), time.process_time()
-        result = run_until_done("apply", inventory, reconciler, persist, desired, 600, status)
+        result = run(status, target, persist, 600)
         seconds, cpu = time.monotonic() - start, time.process_time() - cpu
         after, dry_after = api.calls.snapshot(), ctx.dry_run_api.calls.snapshot()
         if not result.done or api.calls.changes != changes_after_apply:

@@ -21,12 +21,11 @@ from typing import Any, Dict, List
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / ".collections"), str(ROOT)]
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import run_until_done  # noqa: E402
+from ansible_collections.nubes.cloud.plugins.module_utils.component.reconcile import Target, run  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentStatus  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import connect_kubeconfig  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext  # noqa: E402
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import owner_id  # noqa: E402
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler  # noqa: E402
 
@@ -59,7 +58,7 @@ def objects(count: int) -> List[Dict[str, Any]]:
 def measure(name: str, api: KubeApi, func: Any) -> Dict[str, Any]:
     before = api.calls.snapshot()
     start, cpu = time.monotonic(), time.process_time()
-    result = func()
+    result, steps = func()
     seconds, cpu = time.monotonic() - start, time.process_time() - cpu
     after = api.calls.snapshot()
     calls = {k: after.get(k, 0) - before.get(k, 0) for k in after}
@@ -67,7 +66,7 @@ def measure(name: str, api: KubeApi, func: Any) -> Dict[str, Any]:
         "phase": name,
         "seconds": round(seconds, 3),
         "cpu_seconds": round(cpu, 3),
-        "steps": result.steps,
+        "steps": steps,
         "done": result.done,
         "calls": calls,
     }
@@ -87,12 +86,17 @@ def main() -> int:
         max_workers=args.workers,
     )
     reconciler = Reconciler.from_context(ctx)
-    inventory: List[InventoryItem] = []
     desired = objects(args.objects)
     status = ComponentStatus()
 
-    def persist(_inv: List[InventoryItem], _status: ComponentStatus) -> None:
-        return None
+    steps = [0]  # reconciles of the phase measured: the status is persisted once per reconcile
+
+    def persist(_status: ComponentStatus) -> None:
+        steps[0] += 1
+
+    def phase(op: str, objs: Any) -> Any:
+        steps[0] = 0
+        return run(status, Target(op, reconciler, objs or []), persist, 600), steps[0]
 
     report = {"objects": args.objects, "workers": args.workers, "phases": []}
     for label, op, objs in (
@@ -104,7 +108,7 @@ def main() -> int:
             measure(
                 label,
                 api,
-                lambda op=op, objs=objs: run_until_done(op, inventory, reconciler, persist, objs, 600, status),
+                lambda op=op, objs=objs: phase(op, objs),
             )
         )
     ns_res = api.discovery.resource("", "v1", "Namespace")

@@ -637,7 +637,9 @@ component:
     deployment_name: web
     record: ConfigMap demo/cloud.nubes.component.web
 objects:
-  description: Objects created, updated, deleted and orphaned by this run.
+  description:
+    - Objects created, updated, deleted and orphaned by this run. The component's own namespace is listed under
+      C(created) when this run created it (to hold the record), also when it is one of the objects.
   returned: always
   type: dict
   sample:
@@ -664,7 +666,10 @@ plan:
     prune: [ConfigMap demo/old]
     orphan: []
 summary:
-  description: When the task fails, the inventory in short, the objects that block first and how many wait.
+  description:
+    - When the task fails, the inventory in short, the objects that block first and how many other objects are
+      still pending. The objects that block are the ones the error names (for example the invalid one); without
+      them (a timeout), the objects written and not ready.
   returned: failure
   type: dict
   sample:
@@ -719,13 +724,14 @@ try:
     from ansible_collections.nubes.cloud.plugins.module_utils.component import handoff
     from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import module_runner
     from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
-    from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun, ComponentTask
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.runner import ComponentRun
     from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (
         KIND_CHOICES,
         ReadInput,
         read_source,
     )
     from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
+    from ansible_collections.nubes.cloud.plugins.module_utils.component.task import ComponentTask
     from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import (
         ConnectionOptions,
         kubeconfig_dict,

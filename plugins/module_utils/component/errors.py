@@ -3,8 +3,8 @@
 """The component module's one error root, caught once in the module's ``main``.
 
 Errors of the layers below (``kube.errors.KubeError``: connection, API answers, the reconciler's object errors)
-are turned into a :class:`ComponentError` at one boundary (``runner.run_task``), so their messages keep naming
-the object, the wave and what to do, and the module fails with the status known so far.
+are turned into a :class:`ComponentError` at one boundary (``runner.ComponentRun.execute``), so their messages
+keep naming the object, the wave and what to do, and the module fails with the status known so far.
 
 It is a :class:`~..nubes.errors.NubesError`, the collection's one error root (issue 26): the module shell maps it
 to the result with ``errors.error_result`` like any other module's error.

@@ -15,7 +15,7 @@ import json
 from typing import Any, Dict, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
-from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentRecord
+from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentStatus
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import CONFIG_MAPS, NAMESPACES
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Conflict, Forbidden, KubeError
@@ -62,7 +62,7 @@ class ComponentStore:
         """Label key that marks component records."""
         return f"{self.prefix}/component"
 
-    def load(self) -> Optional[ComponentRecord]:
+    def load(self) -> Optional[ComponentStatus]:
         """The record, or None for a component never applied."""
         live = self.records.get(self.object_name)
         if live is None:
@@ -77,22 +77,23 @@ class ComponentStore:
                     record[key] = json.loads(gunzip_b64(binary[f"{key}.gz"]))
                 else:
                     record[key] = json.loads(data.get(key) or empty)
-        except (ValueError, OSError):
+            loaded = ComponentStatus.from_dict(record)
+        except (ValueError, OSError, KeyError, TypeError, AttributeError):
             raise ComponentError(
                 f"the component record ConfigMap {self.namespace}/{self.object_name} is corrupt; inspect it with "
                 "kubectl, fix or delete it (deleting it forgets which objects the component owns)"
             ) from None
-        loaded = ComponentRecord.from_dict(record)
         self.saved = loaded.comparable()
         return loaded
 
-    def ensure_namespace(self, create: bool) -> bool:
-        """Make sure the component's namespace exists (the record lives there); True when it was created now."""
+    def ensure_namespace(self, create: bool) -> Optional[Dict[str, Any]]:
+        """Make sure the component's namespace exists (the record lives there); the namespace when it was created
+        now, else None."""
         try:
             if self.api.get(NAMESPACES, "", self.namespace) is not None:
-                return False
+                return None
         except Forbidden:
-            return False  # an identity that may not read namespaces: the record's write will tell
+            return None  # an identity that may not read namespaces: the record's write will tell
         if not create:
             raise ComponentError(
                 f"namespace {self.namespace} of the component does not exist and the missing-namespaces policy is "
@@ -104,13 +105,13 @@ class ComponentStore:
             "metadata": {"name": self.namespace, "labels": dict(self.owner_labels)},
         }
         try:
-            self.api.create(NAMESPACES, "", body, field_manager=self.prefix)
+            created: Dict[str, Any] = self.api.create(NAMESPACES, "", body, field_manager=self.prefix)
         except Conflict:
-            return False
+            return None
         self.writes += 1
-        return True
+        return created
 
-    def _body(self, record: ComponentRecord) -> Dict[str, Any]:
+    def _body(self, record: ComponentStatus) -> Dict[str, Any]:
         persisted = record.to_dict()
         data: Dict[str, str] = {"version": FORMAT_VERSION}
         binary: Dict[str, str] = {}
@@ -140,7 +141,7 @@ class ComponentStore:
             body["metadata"]["resourceVersion"] = self.resource_version
         return body
 
-    def save(self, record: ComponentRecord, force: bool = False) -> bool:
+    def save(self, record: ComponentStatus, force: bool = False) -> bool:
         """Write the record when it changed (or ``force``); True when a write happened. NotFound when the record
         (or its namespace) is gone meanwhile."""
         comparable = record.comparable()

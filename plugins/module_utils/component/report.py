@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import describe_pending
 
 MASK = "********"
 NOISE_METADATA = ("managedFields", "resourceVersion", "uid", "generation", "creationTimestamp", "selfLink")
 LARGE_OBJECT_BYTES = 16 * 1024  # a created or deleted object larger than this is summarised in a diff
 LIST_LIMIT = 20  # objects named per list in a failed task's result (all of them with -vv)
 FULL_VERBOSITY = 2
+BLOCKING_SHOWN = 10  # objects named as blocking in a failure
 PLAN_KEYS = {"created": "create", "updated": "update", "adopted": "adopt", "deleted": "prune", "orphaned": "orphan"}
 
 
@@ -81,6 +83,10 @@ class Writes:
     def __call__(
         self, action: str, ref: str, before: Optional[Dict[str, Any]], after: Optional[Dict[str, Any]]
     ) -> None:
+        if action in ("updated", "adopted") and ref in self.actions["created"]:
+            # written again after it was created in this run (the component's own namespace, created first to hold
+            # the record, then given its markers by the reconciler): it was created (issue 25)
+            action = "created"
         if ref not in self.actions[action]:
             self.actions[action].append(ref)
         if action in ("released", "unchanged"):
@@ -123,12 +129,39 @@ class Writes:
         return {"before": before_all, "after": after_all}
 
 
-def inventory_summary(inventory: Sequence[InventoryItem], blocking: Sequence[str], waiting: int) -> Dict[str, Any]:
-    """Counts by phase, and what blocks first."""
+def failure_summary(inventory: Sequence[InventoryItem], named: Sequence[str] = ()) -> Dict[str, Any]:
+    """A failed task's summary: counts by phase, the objects that block first, and how many other objects are still
+    pending. ``named``: the objects the error is about, which block (issue 25: an invalid object, not every object
+    still being created); without them, the objects written and not ready block (a timeout)."""
     phases: Dict[str, int] = {}
     for item in inventory:
         phases[item.phase or "Unknown"] = phases.get(item.phase or "Unknown", 0) + 1
-    return {"objects": len(inventory), "phases": phases, "blocking": list(blocking), "waiting": waiting}
+    pending = describe_pending(inventory)
+    if named:
+        blocking = list(named)
+        waiting = sum(1 for i in (*pending["blocking"], *pending["waiting"]) if i.describe() not in blocking)
+    else:
+        blocking = [i.describe() for i in pending["blocking"]]
+        waiting = len(pending["waiting"])
+    return {"objects": len(inventory), "phases": phases, "blocking": blocking[:BLOCKING_SHOWN], "waiting": waiting}
+
+
+def not_ready(inventory: Sequence[InventoryItem], why: Callable[[InventoryItem], str]) -> str:
+    """A timeout's account: the objects that block first (written, waiting for readiness, ``why`` not ready), then
+    how many wait behind them."""
+    pending = describe_pending(inventory)
+    blocking, waiting = pending["blocking"], pending["waiting"]
+    lines = ["Blocking (not ready):"]
+    for item in blocking[:BLOCKING_SHOWN]:
+        lines.append(f"- {item.describe()} (apply wave {item.applyOrder}, phase {item.phase}): {why(item)}")
+    if len(blocking) > BLOCKING_SHOWN:
+        lines.append(f"- ... and {len(blocking) - BLOCKING_SHOWN} more")
+    if waiting:
+        lines.append(
+            f"{len(waiting)} more object(s) wait behind them (later stages or waves), e.g. "
+            f"{', '.join(i.describe() for i in waiting[:3])}"
+        )
+    return "\n".join(lines)
 
 
 def shorten_lists(objects: Dict[str, List[str]], verbosity: int) -> Dict[str, List[str]]:

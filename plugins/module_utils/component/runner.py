@@ -1,7 +1,8 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One component task: render its source, then loop the reconciler (apply or delete) until Ready or the timeout,
-persisting the record after every step. A Helm chart's delete hooks run in the deletion as sets of their own,
+"""One component task: render its source, then reconcile (apply or delete) until Ready or the timeout, persisting
+the status in the record after every step (``reconcile``: one reconcile function and one status type, as
+component-operator-runtime's ``Reconcile``). A Helm chart's delete hooks run in the deletion as sets of their own,
 through the same reconciler (``ComponentRun.delete``). Check mode is the same reconciler run once with a dry-run
 client: every write is sent with ``dryRun=All`` (kubernetes.core's ``_ensure_dry_run``), so one copy of each rule
 decides.
@@ -13,122 +14,46 @@ module's one error root, :class:`~.errors.ComponentError`, with the status known
 from __future__ import annotations
 
 import hashlib
-import json
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component import report
-from ansible_collections.nubes.cloud.plugins.module_utils.component.commands import CommandRunner
+from ansible_collections.nubes.cloud.plugins.module_utils.component.desired import delete_hooks, desired_objects
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
-from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import (
-    APPLY,
-    APPLY_DELETE_HOOKS,
-    DELETE,
-    RunResult,
-    run_until_done,
-)
-from ansible_collections.nubes.cloud.plugins.module_utils.component.manifests import inline_definitions
 from ansible_collections.nubes.cloud.plugins.module_utils.component.namespace import (
     delete_created_namespaces,
     delete_namespace_object,
     delete_own_namespace,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
-from ansible_collections.nubes.cloud.plugins.module_utils.component.render import RenderInput
-from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import (
-    DELETE_PHASES,
-    render_delete_hooks,
-    render_source,
+from ansible_collections.nubes.cloud.plugins.module_utils.component.reconcile import (
+    APPLY,
+    APPLY_DELETE_HOOKS,
+    DELETE,
+    Result,
+    Target,
+    begin,
+    begin_deletion,
+    run,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
+from ansible_collections.nubes.cloud.plugins.module_utils.component.sources import DELETE_PHASES
 from ansible_collections.nubes.cloud.plugins.module_utils.component.status import (
     REASON_DELETION_BLOCKED,
     REASON_NAMESPACE_STUCK,
-    REASON_RESTARTING,
-    REASON_SUSPENDED,
     REASON_TIMEOUT,
     STATE_DELETING,
-    STATE_PENDING,
-    STATE_PROCESSING,
-    ComponentRecord,
     ComponentStatus,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.component.task import ComponentTask
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import ConnectionOptions, connect
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.connection import connect
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Forbidden, KubeError, NotFound
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.constants import DEFAULT_PREFIX
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.digest import component_digest
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_DISABLED, MODE_ENABLED, MODE_WARN
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import (
-    InventoryItem,
-    inventory_from_list,
-    inventory_to_list,
-)
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.drift import MODE_DISABLED, MODE_WARN
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ownership import Markers, hash_owner_id, owner_id
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler, describe_pending
-
-DEFAULT_REAPPLY_INTERVAL_SECONDS = 3600.0
-BLOCKING_SHOWN = 10
-
-
-@dataclass
-class ComponentTask:
-    """The module's options, validated."""
-
-    name: str
-    namespace: str
-    state: str = "present"
-    spec: Dict[str, Any] = field(default_factory=dict)
-    files: Optional[Dict[str, str]] = None
-    source_kind: str = "templates"
-    definitions: Any = None
-    placement_namespace: str = ""
-    placement_name: str = ""
-    connection: ConnectionOptions = field(default_factory=ConnectionOptions)
-    suspend: bool = False
-    policies: Dict[str, str] = field(default_factory=dict)
-    additional_managed_types: List[Dict[str, str]] = field(default_factory=list)
-    health_rules: List[Dict[str, Any]] = field(default_factory=list)
-    reclaim_field_managers: Optional[List[str]] = None
-    timeout: float = 600.0
-    reapply_interval: float = DEFAULT_REAPPLY_INTERVAL_SECONDS
-    drift_mode: str = MODE_ENABLED  # issue 25: enabled, warn, disabled
-    drift_ignore: List[Dict[str, Any]] = field(default_factory=list)
-    wait: bool = True
-    annotation_prefix: str = DEFAULT_PREFIX
-    check_mode: bool = False
-    diff: bool = False
-    verbosity: int = 0
-    run_command: Optional[CommandRunner] = None
-
-    @property
-    def deploy_namespace(self) -> str:
-        """C10: the placement namespace, else the component's."""
-        return self.placement_namespace or self.namespace
-
-    @property
-    def deploy_name(self) -> str:
-        """C10: the placement name, else the component's."""
-        return self.placement_name or self.name
-
-    def digest(self) -> str:
-        """Component digest over everything that shapes the objects (reference 5.1)."""
-        extra = {
-            "templates": hashlib.sha256(json.dumps(self.files or {}, sort_keys=True).encode()).hexdigest(),
-            "source_kind": self.source_kind if self.files is not None else "",
-            "definitions": self.definitions,
-            "placement": [self.deploy_namespace, self.deploy_name],
-            "policies": self.policies,
-            "types": self.additional_managed_types,
-            "prefix": self.annotation_prefix,
-        }
-        return component_digest(self.spec, extra)
-
-
-class _StopWaiting(Exception):
-    """wait=false: a step changed nothing, return the current state."""
-
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler
 
 PRE_DELETE, POST_DELETE = DELETE_PHASES
 OBJECTS_STEP, HOOKS_STEP = "objects", "hooks"
@@ -143,17 +68,22 @@ STEP_ACTIVITIES = {
 @dataclass
 class DeleteStep:
     """One step of ``state: absent``: apply a delete phase's hooks, or delete an inventory (the objects', the
-    hooks'). ``name`` is what the record's ``deletePhase`` says while it runs."""
+    hooks'). ``name`` is what the record's ``deletePhase`` says while it runs; ``inventory``, when given, becomes the
+    record's inventory as the step starts (the objects' step: all but the component's own namespace)."""
 
     name: str
     operation: str
-    inventory: List[InventoryItem]
+    inventory: Optional[List[InventoryItem]] = None
     objects: Optional[List[Dict[str, Any]]] = None
     hooks: bool = False  # the inventory is the hooks' (record.deleteHooksInventory)
 
 
 def _now() -> str:
     return format_time()
+
+
+def _copies(items: List[InventoryItem]) -> List[InventoryItem]:
+    return [item.copy() for item in items]
 
 
 def _cluster_uid(api: KubeApi) -> str:
@@ -170,12 +100,15 @@ class ComponentRun:
     def __init__(self, task: ComponentTask, api: Optional[KubeApi] = None) -> None:
         self.task = task
         self._api = api
-        self.record = ComponentRecord()
+        self.record = ComponentStatus()  # the component's status, as its record in the cluster holds it
         self.existed = False
         markers = Markers(task.annotation_prefix)
         self.writes = report.Writes(hidden=(markers.digest_annotation, markers.owner_label))
-        self.inventory: List[InventoryItem] = []
+        self.target: Optional[Target] = None  # what the last reconcile worked on
+        self.blocking: List[str] = []  # the objects a failed reconcile's error is about
         self.failed = False
+        self.record_gone = False
+        self._scratch: Optional[ComponentStatus] = None  # check mode's copy of the inventories
         self._store: Optional[ComponentStore] = None
 
     # --- shared ------------------------------------------------------------------------------------------------
@@ -247,10 +180,7 @@ class ComponentRun:
         if self.failed and task.verbosity < report.FULL_VERBOSITY:
             # the error and a summary first; the inventory stays in the record (and in the result with -vv)
             status.pop("inventory", None)
-            pending = describe_pending(self.inventory)
-            data["summary"] = report.inventory_summary(
-                self.inventory, [i.describe() for i in pending["blocking"][:BLOCKING_SHOWN]], len(pending["waiting"])
-            )
+            data["summary"] = report.failure_summary(self._inventory(), self.blocking)
             objects = report.shorten_lists(objects, task.verbosity)
         data["status"] = status
         data["objects"] = objects
@@ -263,6 +193,10 @@ class ComponentRun:
         data.update(extra)
         return data
 
+    def _inventory(self) -> List[InventoryItem]:
+        """The inventory the last reconcile worked on (the objects', or the delete hooks')."""
+        return self.target.inventory(self.record) if self.target is not None else self.record.inventory
+
     def fail(self, message: str, changed: bool, **extra: Any) -> ComponentError:
         """The task's failure, with the result known so far."""
         self.failed = True
@@ -270,119 +204,51 @@ class ComponentRun:
             f"component {self.task.namespace}/{self.task.name}: {message}", self.result(changed, **extra)
         )
 
-    def _persist(
-        self, last: Dict[str, Any], deleting: bool, hooks: bool
-    ) -> Callable[[List[InventoryItem], ComponentStatus], None]:
-        record, store = self.record, self.store
-
-        def persist(items: List[InventoryItem], status: ComponentStatus) -> None:
-            listed = inventory_to_list(items)
-            if hooks:  # the delete hooks' own inventory (C8: write-ahead as the objects')
-                last["changed"] = listed != record.deleteHooksInventory
-                record.deleteHooksInventory = listed
-                record.absorb(status, record.inventory, _now())
-            else:
-                last["changed"] = listed != record.inventory
-                record.absorb(status, listed, _now())
-            if last.get("gone"):
-                return  # the record went with the component's own namespace: nothing left to write into
-            try:
-                store.save(record)
-            except NotFound:
-                if not deleting:
-                    raise
-                last["gone"] = True  # deleting: the namespace holding the record is being deleted
-
-        return persist
-
-    def _loop(
-        self,
-        operation: str,
-        inventory: List[InventoryItem],
-        reconciler: Reconciler,
-        objects: Any,
-        deadline: float,
-        hooks: bool = False,
-    ) -> Optional[RunResult]:
-        """Loop the reconciler until done; None when ``wait: false`` and a step changed nothing."""
-        task = self.task
-        self.inventory = inventory
-        last: Dict[str, Any] = {"changed": True}
-
-        def sleep(seconds: float) -> None:
-            if not task.wait and not last["changed"]:
-                raise _StopWaiting()
-            time.sleep(seconds)
-
+    def _save(self, status: ComponentStatus) -> None:
+        """Persist the status after every reconcile (C8). While deleting, the namespace holding the record may be
+        going (the component's own namespace is one of its objects): nothing is left to write into then."""
+        if self.record_gone:
+            return
         try:
-            return run_until_done(
-                operation,
-                inventory,
-                reconciler,
-                self._persist(last, operation != APPLY, hooks),
-                objects=objects,
-                timeout=max(0.0, deadline - time.monotonic()),
-                status=self.record.component_status(),
-                sleep=sleep,
+            self.store.save(status)
+        except NotFound:
+            if self.target is None or not self.target.deleting:
+                raise
+            self.record_gone = True
+
+    def _run(self, target: Target, deadline: float) -> Result:
+        """Reconcile ``target`` until done, failed, or (``wait: false``) a step that changed nothing."""
+        self.target = target
+        result = run(self.record, target, self._save, max(0.0, deadline - time.monotonic()), wait=self.task.wait)
+        self.blocking = result.blocking
+        return result
+
+    def _dry_run(self, target: Target, inventory: Optional[List[InventoryItem]] = None) -> None:
+        """Check mode: one dry-run pass of ``target`` (every write sent with ``dryRun=All``) on a scratch copy of the
+        inventories, kept from step to step: nothing is persisted, and the status reported is the record's."""
+        if self._scratch is None:
+            self._scratch = ComponentStatus(
+                inventory=_copies(self.record.inventory), deleteHooksInventory=_copies(self.record.deleteHooksInventory)
             )
-        except _StopWaiting:
-            return None
+        if inventory is not None:
+            self._scratch.inventory = _copies(inventory)
+        items = target.inventory(self._scratch)
+        if target.operation == DELETE:
+            target.reconciler.delete(items)
+        else:
+            target.reconciler.apply(items, target.objects)
 
     # --- apply -------------------------------------------------------------------------------------------------
 
-    def _render_input(self, revision: int) -> RenderInput:
-        task = self.task
-        return RenderInput(
-            files=task.files or {},
-            spec=task.spec,
-            namespace=task.deploy_namespace,
-            name=task.deploy_name,
-            component_namespace=task.namespace,
-            component_name=task.name,
-            revision=revision,
-            lookup=self._lookup,
-            lookup_list=self._lookup_list,
-            run_command=task.run_command,
-            annotation_prefix=task.annotation_prefix,
-        )
-
-    def render(self, revision: int) -> List[Dict[str, Any]]:
-        """The desired objects (C2: the spec is passed read-only; C4/C10: placement namespace and name)."""
-        task = self.task
-        if task.files is not None:
-            return render_source(task.source_kind, task.files, self._render_input(revision))
-        return inline_definitions(task.definitions if task.definitions is not None else [])
-
-    def delete_hooks(self, revision: int) -> Dict[str, List[Dict[str, Any]]]:
-        """The source's delete-phase sets (a Helm chart's ``pre-delete``/``post-delete`` hooks), {} for the others."""
-        task = self.task
-        if task.files is None:
-            return {}
-        return render_delete_hooks(task.source_kind, task.files, self._render_input(revision))
-
-    def _lookup(self, api_version: str, kind: str, name: str, namespace: str) -> Optional[Dict[str, Any]]:
-        group, _sep, version = api_version.rpartition("/")
-        res = self.api.discovery.resource(group, version, kind)
-        if res is None:
-            return None
-        return self.api.get(res, namespace if res.namespaced else "", name)
-
-    def _lookup_list(self, api_version: str, kind: str, namespace: str, selector: str) -> List[Dict[str, Any]]:
-        group, _sep, version = api_version.rpartition("/")
-        res = self.api.discovery.resource(group, version, kind)
-        if res is None:
-            return []
-        return self.api.list(res, namespace if res.namespaced else "", label_selector=selector or None)
-
     def apply(self) -> Dict[str, Any]:
-        """state=present."""
+        """state=present: begin the run (C13: a suspended component is not applied; a changed input restarts it),
+        render, then reconcile until Ready, failed or the timeout."""
         task, store = self.task, self.store
         loaded = store.load()
         if loaded is not None:
             self.record = loaded
             self.existed = True
         record = self.record
-        now = _now()
         digest = task.digest()
         if self.existed and record.placement and record.placement != self._placement():
             raise self.fail(
@@ -391,47 +257,47 @@ class ComponentRun:
                 False,
             )
         record.placement = self._placement()
-        if record.processingDigest != digest:
-            record.generation += 1
-            record.processingSince = None
-        if task.suspend:  # C13: Pending/Suspended, nothing applied
-            record.set_state(STATE_PENDING, REASON_SUSPENDED, "Reconciliation is suspended (suspend: true)", now)
-            record.observedGeneration, record.lastObservedAt = record.generation, now
+        if not begin(record, digest, task.suspend, _now()):
             if self.existed and not task.check_mode:
                 store.save(record)
             return self.result(False)
-        if digest != record.lastProcessingDigest:
-            record.revision += 1
-            record.lastProcessingDigest = digest
-        if record.processingDigest != digest:
-            record.set_state(STATE_PROCESSING, REASON_RESTARTING, "Restarting with changed input", now)
-        record.processingDigest = digest
-        objects = self.render(record.revision)
+        objects = desired_objects(task, self.api, record.revision)
         # kept for state=absent, as Helm keeps a release's hooks: a deletion runs the hooks of the last apply
-        record.deleteHooks = self.delete_hooks(record.revision)
+        record.deleteHooks = delete_hooks(task, self.api, record.revision)
         reconciler = self.reconciler(digest)
         deadline = time.monotonic() + task.timeout
         self._remove_delete_hooks_left(reconciler, deadline)
-        self.inventory = inventory = inventory_from_list(record.inventory)
+        target = Target(APPLY, reconciler, objects)
         if task.check_mode:
-            reconciler.apply(inventory, objects)  # one dry-run pass through every wave
+            self._dry_run(target)  # one dry-run pass through every wave
             extra: Dict[str, Any] = {"plan": self.writes.plan()}
             if task.diff:
                 extra["diff"] = self.writes.diff(task.verbosity)
             return self.result(self.api.calls.writes > 0, **extra)
-        if store.ensure_namespace(create=(task.policies.get("missing_namespaces") or "create") != "do-not-create"):
-            record.createdNamespace = True
+        created = self._ensure_namespace()
         writes_before = self.api.calls.changes
-        outcome = self._loop(APPLY, inventory, reconciler, objects, deadline)
-        changed = self.api.calls.changes > writes_before  # issue 25: a no-op forced re-apply is no change
+        result = self._run(target, deadline)
+        changed = created or self.api.calls.changes > writes_before  # issue 25: a no-op forced re-apply is no change
         shown = changed or bool(self.writes.drifted())
         extra = {"diff": self.writes.diff(task.verbosity)} if task.diff and shown else {}
-        if outcome is None or outcome.done:
-            return self.result(changed, **extra)
-        message = outcome.error or record.state
-        if record.conditions and record.conditions[0].get("reason") == REASON_TIMEOUT:
-            message = f"{message}\n" + self._not_ready(inventory, reconciler)
+        if result.error is None:
+            return self.result(changed, **extra)  # Ready, or wait=false: returned with the current state
+        message = result.error
+        if record.reason == REASON_TIMEOUT:
+            message = f"{message}\n" + report.not_ready(self._inventory(), reconciler.why_not_ready)
         raise self.fail(message, changed, **extra)
+
+    def _ensure_namespace(self) -> bool:
+        """The component's namespace, which holds its record, is created first when missing (unless the
+        missing-namespaces policy is do-not-create). It is reported as created, also when it is one of the objects
+        and the reconciler then only adds its markers (issue 25: it was reported as updated)."""
+        policy = self.task.policies.get("missing_namespaces") or "create"
+        created = self.store.ensure_namespace(create=policy != "do-not-create")
+        if created is None:
+            return False
+        self.record.createdNamespace = True
+        self.writes("created", f"Namespace {self.task.namespace}", None, created)
+        return True
 
     def _remove_delete_hooks_left(self, reconciler: Reconciler, deadline: float) -> None:
         """A deletion that stopped half-way (``state: absent`` failed or timed out) may have left delete hooks; an
@@ -439,34 +305,10 @@ class ComponentRun:
         record = self.record
         record.deletePhase = ""
         if record.deleteHooksInventory:
-            self._run_step(
-                DeleteStep(HOOKS_STEP, DELETE, inventory_from_list(record.deleteHooksInventory), hooks=True),
-                reconciler,
-                deadline,
-                record_phase=False,
-            )
+            self._run_step(DeleteStep(HOOKS_STEP, DELETE, hooks=True), reconciler, deadline, record_phase=False)
 
     def _placement(self) -> Dict[str, str]:
         return {"namespace": self.task.deploy_namespace, "name": self.task.deploy_name}
-
-    def _not_ready(self, inventory: List[InventoryItem], reconciler: Reconciler) -> str:
-        """The objects that block first (written, waiting for readiness), then how many wait behind them."""
-        pending = describe_pending(inventory)
-        blocking, waiting = pending["blocking"], pending["waiting"]
-        lines = ["Blocking (not ready):"]
-        for item in blocking[:BLOCKING_SHOWN]:
-            lines.append(
-                f"- {item.describe()} (apply wave {item.applyOrder}, phase {item.phase}): "
-                f"{reconciler.why_not_ready(item)}"
-            )
-        if len(blocking) > BLOCKING_SHOWN:
-            lines.append(f"- ... and {len(blocking) - BLOCKING_SHOWN} more")
-        if waiting:
-            lines.append(
-                f"{len(waiting)} more object(s) wait behind them (later stages or waves), e.g. "
-                f"{', '.join(i.describe() for i in waiting[:3])}"
-            )
-        return "\n".join(lines)
 
     # --- delete ------------------------------------------------------------------------------------------------
 
@@ -490,7 +332,7 @@ class ComponentRun:
         self.record = record = loaded
         self.existed = True
         reconciler = self.reconciler(record.processingDigest)
-        self.inventory = inventory = inventory_from_list(record.inventory)
+        inventory = record.inventory
         try:
             allowed, why = reconciler.is_deletion_allowed(inventory)
         except KubeError as exc:
@@ -505,8 +347,7 @@ class ComponentRun:
         own = [i for i in inventory if (i.group, i.kind, i.name) == ("", "Namespace", task.namespace)]
         rest = [i for i in inventory if i not in own]
         if not task.check_mode:
-            record.processingDigest = ""  # cleared when deletion starts (reference 1.2)
-            record.processingSince = None
+            begin_deletion(record)
         deadline = time.monotonic() + task.timeout
         for step in self._delete_steps(inventory if task.check_mode else rest):
             if not self._run_step(step, reconciler, deadline):
@@ -527,9 +368,9 @@ class ComponentRun:
             raise self.fail(stuck, True)
         kept = ""
         if own:  # one of its objects: one delete step, then the bounded wait (issue 25); the record goes with it
-            self.inventory = own
+            record.inventory = own
             stuck = delete_namespace_object(  # wait=false: the DELETE is sent, nothing waited for
-                lambda: reconciler.delete(own) or not task.wait,
+                lambda: reconciler.delete(record.inventory) or not task.wait,
                 self.api,
                 task.namespace,
                 max(0.0, deadline - time.monotonic()),
@@ -549,14 +390,13 @@ class ComponentRun:
         """The steps of a deletion, from the one the record says a stopped run was in."""
         record = self.record
         hooks = record.deleteHooks
-        hook_inventory = inventory_from_list(record.deleteHooksInventory)
-        if not hooks and not hook_inventory:
+        if not hooks and not record.deleteHooksInventory:
             return [DeleteStep(OBJECTS_STEP, DELETE, objects)]
         steps = [
-            DeleteStep(PRE_DELETE, APPLY_DELETE_HOOKS, hook_inventory, hooks.get(PRE_DELETE, []), hooks=True),
+            DeleteStep(PRE_DELETE, APPLY_DELETE_HOOKS, objects=hooks.get(PRE_DELETE, []), hooks=True),
             DeleteStep(OBJECTS_STEP, DELETE, objects),
-            DeleteStep(POST_DELETE, APPLY_DELETE_HOOKS, hook_inventory, hooks.get(POST_DELETE, []), hooks=True),
-            DeleteStep(HOOKS_STEP, DELETE, hook_inventory, hooks=True),
+            DeleteStep(POST_DELETE, APPLY_DELETE_HOOKS, objects=hooks.get(POST_DELETE, []), hooks=True),
+            DeleteStep(HOOKS_STEP, DELETE, hooks=True),
         ]
         names = [step.name for step in steps]
         return steps[names.index(record.deletePhase) :] if record.deletePhase in names else steps
@@ -566,23 +406,20 @@ class ComponentRun:
 
         With delete hooks, the step's name is written to the record before it starts (``deletePhase``)."""
         task, record = self.task, self.record
-        self.inventory = step.inventory
+        target = Target(step.operation, reconciler, step.objects or [], hooks=step.hooks)
         if task.check_mode:
-            if step.operation == DELETE:
-                reconciler.delete(step.inventory)
-            else:
-                reconciler.apply(step.inventory, step.objects or [])
+            self._dry_run(target, step.inventory)
             return True
+        if step.inventory is not None:
+            record.inventory = step.inventory
         if record_phase and (record.deleteHooks or record.deleteHooksInventory):
             record.deletePhase = step.name
             self.store.save(record)
-        outcome = self._loop(step.operation, step.inventory, reconciler, step.objects, deadline, hooks=step.hooks)
-        if outcome is None:
-            return False
-        if not outcome.done:
+        result = self._run(target, deadline)
+        if result.error is not None:
             where = f" (while {STEP_ACTIVITIES[step.name]})" if record.deleteHooks or step.hooks else ""
-            raise self.fail(f"{outcome.error or record.state}{where}", True)
-        return True
+            raise self.fail(f"{result.error}{where}", True)
+        return result.done
 
     def execute(self) -> Dict[str, Any]:
         """Run the task; errors of the layers below become a ComponentError (the module's one error root)."""

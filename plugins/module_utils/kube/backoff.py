@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The backoff between retries of Kubernetes calls, shared by the component engine's run loop
-(``component.loop``) and the Kubernetes state backend (``nubes.state_objects``): one sequence, one place."""
+(``component.reconcile``) and the Kubernetes state backend (``nubes.state_objects``): one sequence, one place."""
 
 from __future__ import annotations
 

@@ -14,24 +14,20 @@ nothing waits for readiness.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import format_time, parse_time
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import NAMESPACES, ResourceInfo
-from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError, Conflict, NotFound
+from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError, Conflict
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import constants as c
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import drift, live_drift, writer
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import writer
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.adoption import check_adoption, read_new_objects
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.apply_object import apply_object
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.delete_waves import delete_waves
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.digest import item_digest
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import (
-    MissingNamespaceError,
-    ObjectError,
-    OwnerConflictError,
-    ValidationError,
-)
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import ObjectError, ValidationError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem, ObjectKey
-from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.live import STORAGE_NOT_READY, ListKey, LiveReader
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.live import ListKey, LiveReader
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.normalize import DesiredObject, normalise_objects
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ordering import (
     NAMESPACE,
@@ -47,61 +43,14 @@ from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ordering im
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.steps import (
     WorkingInventory,
-    annotations_of,
     is_ours,
-    labels_of,
     owned_reader,
-    owner_of,
     prefetch,
     run_all,
     terminating,
 )
 
-_ADOPTION_LIST_THRESHOLD = 2  # new objects of one type/namespace from which one LIST beats GETs
 _STAGE_NAMES = {STAGE_REGULAR: "", STAGE_LATE: ", APIServices", STAGE_MANAGED_INSTANCE: ", managed instances"}
-
-
-def _check_adoption(ctx: EngineContext, desired: DesiredObject, live: Dict[str, Any]) -> None:
-    """C15: adoption check for objects new to the inventory (reference 4, adoption-policy)."""
-    policy = desired.policies.adoption_policy
-    owner = labels_of(live).get(ctx.markers.owner_label, "")
-    if owner == ctx.hashed_owner_id:
-        return  # ours already, e.g. after the inventory was lost
-    if not owner:
-        if policy in (c.ADOPTION_IF_UNOWNED, c.ADOPTION_ALWAYS):
-            return
-        raise OwnerConflictError(
-            f"{desired.describe()} already exists and is not owned by any component; adoption policy is Never. "
-            "Delete the object, or set the adoption-policy annotation to if-unowned to take it over"
-        )
-    if policy == c.ADOPTION_ALWAYS:
-        return
-    raise OwnerConflictError(
-        f"owner conflict; object {desired.describe()} is owned by {owner_of(ctx, live)}. Remove it from one of the "
-        "components, or set the adoption-policy annotation to always to take it over"
-    )
-
-
-def _read_new_objects(
-    ctx: EngineContext, new: List[DesiredObject], resources: Dict[ObjectKey, Optional[ResourceInfo]]
-) -> Dict[ObjectKey, Optional[Dict[str, Any]]]:
-    """Live state of objects new to the inventory: one metadata LIST per type/namespace where there are several."""
-    reader = owned_reader(ctx)
-    counts: Dict[ListKey, int] = {}
-    for desired in new:
-        res = resources[desired.key]
-        if res is not None:
-            key = (res, desired.namespace if res.namespaced else "")
-            counts[key] = counts.get(key, 0) + 1
-    prefetch(ctx, reader, [k for k, n in counts.items() if n >= _ADOPTION_LIST_THRESHOLD], unfiltered=True)
-
-    def read(desired: DesiredObject) -> Tuple[ObjectKey, Optional[Dict[str, Any]]]:
-        try:
-            return desired.key, reader.get(resources[desired.key], desired.namespace, desired.name)
-        except ApiError as exc:
-            raise ObjectError(desired.describe(), None, "read", exc) from None
-
-    return dict(run_all(ctx, read, new))
 
 
 def _validate_set(inv: WorkingInventory, desired_by_key: Dict[ObjectKey, DesiredObject]) -> None:
@@ -169,157 +118,6 @@ def _ensure_namespaces(ctx: EngineContext, desired: List[DesiredObject]) -> None
         ctx.remember_namespace(name)
 
     run_all(ctx, ensure, wanted)
-
-
-def _reapply_due(ctx: EngineContext, item: InventoryItem, interval: float) -> bool:
-    """C17: force a reapply when the object was never written by us or its reapply interval has passed."""
-    if not item.lastAppliedAt:
-        return True
-    try:
-        last = parse_time(item.lastAppliedAt)
-    except ValueError:
-        return True
-    return (ctx.clock() - last).total_seconds() >= interval
-
-
-def _gone_after_creation(desired: DesiredObject, item: InventoryItem) -> bool:
-    """issue 25: an object with a purge order (a Helm ``hook-succeeded`` hook) that we created and that is gone now
-    was removed by someone else once it had done its work (a Job's ``ttlSecondsAfterFinished``, as ingress-nginx's
-    admission Jobs): it counts as purged (Completed), as Helm runs a hook once per install or upgrade, and is not
-    created again until its digest changes (an upgrade hook on the next component change, a changed hook)."""
-    return desired.policies.purge_order != c.PURGE_ORDER_UNSET and item.phase in (c.PHASE_CREATING, c.PHASE_READY)
-
-
-def _namespace_missing(exc: ApiError) -> bool:
-    return isinstance(exc, NotFound) and (exc.body.get("details") or {}).get("kind") == "namespaces"
-
-
-def _apply_object(
-    ctx: EngineContext,
-    reader: LiveReader,
-    desired: DesiredObject,
-    item: InventoryItem,
-    res: Optional[ResourceInfo],
-    wave: str,
-) -> bool:
-    """Create, update or check one object; True when it is ready (reference 3.3 step 12)."""
-    if res is None:
-        if ctx.dry_run:
-            # its CRD or APIService is part of the set and would be created first: the server cannot validate it
-            ctx.observe("created", desired.describe(), None, desired.manifest)
-            return True
-        # The type is not served yet (a CRD of the set is not established): wait.
-        ctx.api.discovery.invalidate(desired.group, desired.version)
-        return False
-    try:
-        return _write_or_check(ctx, reader, desired, item, res)
-    except ApiError as exc:
-        if _namespace_missing(exc) and ctx.dry_run:
-            # its namespace would be created first (dry-run creates persist nothing): not validated by the server
-            ctx.observe("created", desired.describe(), None, desired.manifest)
-            return True
-        if _namespace_missing(exc):
-            raise MissingNamespaceError(
-                f"cannot create {desired.describe()}: namespace {desired.namespace} does not exist and the "
-                "missing-namespaces policy is DoNotCreate; create the namespace, add it to the objects, or set "
-                "the policy to Create"
-            ) from None
-        action = "read" if exc.method == "GET" else f"write ({item.updatePolicy or 'create'})"
-        raise ObjectError(desired.describe(), wave, action, exc) from None
-
-
-def _write_or_check(
-    ctx: EngineContext, reader: LiveReader, desired: DesiredObject, item: InventoryItem, res: ResourceInfo
-) -> bool:
-    now = format_time(ctx.clock())
-    never_written = item.lastAppliedAt is None and item.phase == c.PHASE_SCHEDULED_FOR_APPLICATION
-    try:
-        # An object we never wrote and that is not in the owner-label LIST is created right away (no GET): if it
-        # exists after all, the create fails with a conflict and the normal path below reads it.
-        live = reader.get(res, desired.namespace, desired.name, owned_only=never_written)
-    except ApiError as exc:
-        if exc.status in STORAGE_NOT_READY:
-            return False  # the type's storage is still initialising: not ready yet
-        raise
-    if live is None and _gone_after_creation(desired, item):
-        item.phase, item.status = c.PHASE_COMPLETED, ""
-        return True
-    if live is None:
-        body = writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx)
-        try:
-            created = writer.create(ctx.api, res, body, item.updatePolicy, ctx)
-        except Conflict:
-            if not never_written:
-                raise
-            live = ctx.api.get(res, desired.namespace, desired.name)
-            if live is None:
-                raise
-        else:
-            ctx.observe("created", desired.describe(), None, created)
-            item.phase = c.PHASE_CREATING
-            item.lastAppliedAt = now
-            return ctx.dry_run
-    live = writer.drop_applied_finalizer(ctx.api, res, live, desired.group, desired.kind, ctx.markers.finalizer)
-    if live is None:
-        return False  # issue 25: a type deleted out-of-band went once its old finalizer was dropped: created again
-    live_digest = annotations_of(live).get(ctx.markers.digest_annotation, "")
-    both_once = live_digest == c.ONCE_DIGEST and item.digest == c.ONCE_DIGEST
-    if not terminating(live) and not both_once:
-        paths = live_drift.ignored(ctx, desired, live)
-        body = drift.pin(
-            writer.desired_body(desired.manifest, item.digest, desired.group, desired.kind, ctx), live, paths
-        )
-        if live_digest != item.digest:
-            stale = True
-        elif ctx.drift_mode == drift.MODE_DISABLED:
-            # C17 as component-operator-runtime: the record's digest plus a forced re-apply after the interval
-            stale = _reapply_due(ctx, item, desired.policies.reapply_interval)
-        else:
-            # issue 25: live drift on every step; only objects that differ outside ignored fields are written
-            drifted: Optional[Dict[str, Any]] = live_drift.detect(ctx, res, body, live, paths, item.updatePolicy)
-            if drifted is not None:
-                ctx.observe("drifted", desired.describe(), live, drifted)
-            stale = drifted is not None and ctx.drift_mode == drift.MODE_ENABLED
-        if stale and _update(ctx, desired, item, res, body, live, now):
-            return ctx.dry_run
-    status, _message = ctx.analyzer(live, desired.policies.status_hints)
-    item.status = status
-    if not terminating(live) and status == c.STATUS_CURRENT:
-        item.phase = c.PHASE_READY
-        return True
-    return ctx.dry_run
-
-
-def _update(
-    ctx: EngineContext,
-    desired: DesiredObject,
-    item: InventoryItem,
-    res: ResourceInfo,
-    body: Dict[str, Any],
-    live: Dict[str, Any],
-    now: str,
-) -> bool:
-    """Write an existing object by its update policy; True when it changed. A write the server found a no-op (same
-    resourceVersion, e.g. a forced re-apply of an unchanged object) is reported as unchanged (issue 25)."""
-    written = writer.update(ctx.api, res, body, live, item.updatePolicy, ctx)
-    if written is None and ctx.dry_run:
-        # Recreate in check mode: the dry-run DELETE persists nothing, so the create that follows it in a real
-        # run is never sent; the diff shows the object as it would be created again, not as removed.
-        written = body
-    same = written is not None and not ctx.dry_run and _version(written) == _version(live)
-    if same:
-        ctx.api.calls.mark_noop()
-    ours = is_ours(ctx, live) or annotations_of(live).get(ctx.markers.digest_annotation) == item.digest
-    ctx.observe("unchanged" if same else "updated" if ours else "adopted", desired.describe(), live, written)
-    item.lastAppliedAt = now
-    if same:
-        return False
-    item.phase = c.PHASE_UPDATING
-    return True
-
-
-def _version(obj: Mapping[str, Any]) -> str:
-    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
 
 
 def _complete_purges(ctx: EngineContext, inv: WorkingInventory) -> int:
@@ -394,11 +192,11 @@ def apply(inventory: List[InventoryItem], objects: Sequence[Any], ctx: EngineCon
     # Step 5: adoption checks for objects new to the inventory, then the new inventory.
     new = [d for d in desired if d.key not in inv.by_key]
     if new:
-        live_new = _read_new_objects(ctx, new, resources)
+        live_new = read_new_objects(ctx, new, resources)
         for d in new:
             live = live_new.get(d.key)
             if live is not None:
-                _check_adoption(ctx, d, live)
+                check_adoption(ctx, d, live)
         for d in new:
             inv.add(InventoryItem(group=d.group, version=d.version, kind=d.kind, name=d.name, namespace=d.namespace))
     for d in desired:
@@ -494,7 +292,7 @@ def _apply_wave(
                 ctx,
                 lambda d, wave_name=name: (  # type: ignore[misc]
                     d,
-                    _apply_object(ctx, reader, d, inv.by_key[d.key], resources[d.key], wave_name),
+                    apply_object(ctx, reader, d, inv.by_key[d.key], resources[d.key], wave_name),
                 ),
                 batch,
             )

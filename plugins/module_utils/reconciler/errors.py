@@ -8,13 +8,18 @@ caller catches one root. ``retriable``: a later step may succeed (conflicts, thr
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import ApiError, KubeError
 
 
 class EngineError(KubeError):
-    """Base class of reconciler failures."""
+    """Base class of reconciler failures. ``objects``: the objects the failure is about, when it is about some
+    (``InventoryItem.describe`` form), so a caller can say which object blocks (issue 25)."""
+
+    def __init__(self, message: str, objects: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.objects: Tuple[str, ...] = tuple(objects)
 
 
 class ValidationError(EngineError):
@@ -64,7 +69,8 @@ class ObjectError(EngineError):
         where = f" ({wave})" if wave else ""
         super().__init__(
             f"{what}{where}: {action} failed: HTTP {error.status} {error.reason or ''}".rstrip()
-            + f": {error.message}; {_advice(error)}"
+            + f": {error.message}; {_advice(error)}",
+            objects=[what],
         )
 
     @property

@@ -184,6 +184,15 @@ def _describe(obj: Mapping[str, Any]) -> str:
     return f"{obj.get('kind')} {where}{meta.get('name')}"
 
 
+def _reference(obj: Mapping[str, Any]) -> str:
+    """The object as the inventory names it (``Kind.group namespace/name``)."""
+    group, kind = _group_of(obj), str(obj.get("kind", ""))
+    meta = obj.get("metadata") or {}
+    where = f"{meta.get('namespace')}/" if meta.get("namespace") else ""
+    kind_group = f"{kind}.{group}" if group else kind
+    return f"{kind_group} {where}{meta.get('name')}"
+
+
 def evaluate(rule: HealthRule, obj: Mapping[str, Any]) -> Result:
     """The kstatus string of an object under its rule. Not yet observed (``status.observedGeneration`` behind
     ``metadata.generation``) is InProgress, so an old status never decides about a new spec."""
@@ -225,7 +234,8 @@ def rules_analyzer(rules: Sequence[HealthRule], fallback: Analyzer = analyze) ->
         if status == c.STATUS_FAILED:
             raise HealthFailedError(
                 f"{_describe(obj)} is failed by the health rule of {rule.kind}.{rule.group or 'core'}: {message}; "
-                "fix the resource (or its controller) and re-run, or change the rule's failed check"
+                "fix the resource (or its controller) and re-run, or change the rule's failed check",
+                objects=[_reference(obj)],
             )
         return status, message
 

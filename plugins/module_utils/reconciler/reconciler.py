@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The reconciler's API: ``apply``, ``delete`` and ``is_deletion_allowed`` on an inventory, for one owner (reference
 section 3; component-operator-runtime's ``pkg/reconciler``). It knows nothing of component status: the caller loops
-the steps and persists the inventory between them (``component.loop``).
+the steps and persists the inventory between them (``component.reconcile``).
 
 Use::
 

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set,
 
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.discovery import ResourceInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.context import EngineContext
+from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.errors import EngineError
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.inventory import InventoryItem, ObjectKey, TypeInfo
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.live import ListKey, LiveReader
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.ordering import (
@@ -67,7 +68,12 @@ def run_all(ctx: EngineContext, func: Callable[[T], R], inputs: Sequence[T]) -> 
             else:
                 results.append(future.result())
     if errors:
-        raise errors[0]
+        first = errors[0]
+        if isinstance(first, EngineError):
+            # every object that failed blocks, though the message tells the first failure (issue 25)
+            named = (name for error in errors if isinstance(error, EngineError) for name in error.objects)
+            first.objects = tuple(dict.fromkeys(named))
+        raise first
     return results
 
 

@@ -247,3 +247,35 @@ def test_missing_namespace_with_do_not_create(ansible: Ansible, kube_namespace: 
     )[0]
     assert result["failed"] is True
     assert "nubes-absent-ns does not exist" in result["msg"]
+
+
+def test_the_namespace_the_component_creates_is_reported_as_created(ansible: Ansible, kubectl) -> None:
+    """issue 25: the component's own namespace, created by its first apply, is reported under ``objects.created``:
+    when it is one of the component's objects (it was reported as updated: it is created first to hold the record,
+    then the reconciler gives it its markers) and when the component only creates it for its record. The run after
+    changes nothing."""
+    among, holder = f"own-{uuid.uuid4().hex[:6]}", f"made-{uuid.uuid4().hex[:6]}"
+    settings = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"a": "b"}}
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": among, "labels": {"team": "blue"}}}
+    try:
+        run = ansible.run(
+            [
+                component(among, "self", definitions=[namespace, settings]),
+                component(among, "self", definitions=[namespace, settings]),
+                component(holder, "alone", definitions=[settings]),
+            ]
+        )
+        first, second, alone = run.results
+        assert all(not r.get("failed") for r in run.results), [r.get("msg") for r in run.results]
+        assert sorted(first["objects"]["created"]) == [f"ConfigMap {among}/settings", f"Namespace {among}"]
+        assert first["objects"]["updated"] == []
+        assert second["changed"] is False and second["objects"]["created"] == second["objects"]["updated"] == []
+        live = kubectl.json("get", "namespace", among)
+        assert live["metadata"]["labels"]["team"] == "blue"
+        assert "component.nubes.cloud/digest" in live["metadata"]["annotations"]
+        assert sorted(alone["objects"]["created"]) == [f"ConfigMap {holder}/settings", f"Namespace {holder}"]
+        assert alone["objects"]["updated"] == []
+        assert kubectl.json("get", "namespace", holder)["status"]["phase"] == "Active"
+    finally:
+        for name in (among, holder):
+            kubectl("delete", "namespace", name, "--ignore-not-found", "--wait=false", check=False)

@@ -1,4 +1,5 @@
-"""Playbook-level tests of nubes.cloud.component: suspension, deletion (orphan policy, blocked), timeout."""
+"""Playbook-level tests of nubes.cloud.component: suspension, deletion (orphan policy, blocked), timeout, and what
+a failed task says blocks it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import uuid
 
 import pytest
 
+from tests.integration.component import manifest_sets
 from tests.integration.component.component_harness import Ansible, component
 
 pytestmark = pytest.mark.cluster
@@ -147,3 +149,27 @@ def test_additional_managed_type_blocks_deletion(ansible: Ansible, kubectl, kube
         assert kubectl("get", "serviceaccount", "operator", "-n", kube_namespace, check=False).returncode != 0
     finally:
         kubectl("delete", "crd", f"gadgets.{group}", "--wait=false", check=False)
+
+
+def test_an_invalid_object_is_what_blocks_in_the_failure_summary(
+    ansible: Ansible, kubectl, kube_namespace: str
+) -> None:
+    """issue 25: one invalid object in a set (a Deployment with a field its schema does not have) fails the task at
+    once, and the summary's ``blocking`` names that object, not every object still being created (it listed all of
+    them, and the invalid one only as waiting); the objects written before the error count as waiting."""
+    settings = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"settings-{n}"}, "data": {"n": str(n)}}
+        for n in range(8)
+    ]
+    workers = [manifest_sets._deployment(f"worker-{n}", kube_namespace, 1, "x") for n in range(3)]
+    typo = manifest_sets._deployment("typo", kube_namespace, 1, "x")
+    typo["spec"]["replicass"] = 2
+    result = ansible.run([component(kube_namespace, "typo", definitions=[*settings, *workers, typo], timeout=120)])[0]
+    assert result["failed"] is True and result["state"] == "Error"
+    assert "field not declared in schema" in result["msg"] and f"Deployment.apps {kube_namespace}/typo" in result["msg"]
+    summary = result["summary"]
+    assert summary["blocking"] == [f"Deployment.apps {kube_namespace}/typo"]
+    assert (summary["objects"], summary["waiting"]) == (12, 11)
+    assert kubectl("get", "deployment", "typo", "-n", kube_namespace, check=False).returncode != 0
+    assert kubectl.json("get", "configmap", "settings-7", "-n", kube_namespace)["data"] == {"n": "7"}
+    assert kubectl.json("get", "deployment", "worker-2", "-n", kube_namespace)["spec"]["replicas"] == 1

@@ -130,7 +130,7 @@ class Component:
             try:
                 if step():
                     return calls
-            except KubeError as exc:  # retried like run_until_done does (conflicts, storage initialising)
+            except KubeError as exc:  # retried like the component's reconcile does (conflicts, storage initialising)
                 if not exc.retriable:
                     raise
             if time.monotonic() > deadline:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component.loop import run_until_done
+from ansible_collections.nubes.cloud.plugins.module_utils.component.reconcile import Target, run
 from ansible_collections.nubes.cloud.plugins.module_utils.component.status import ComponentStatus
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler import apply_waves
 from ansible_collections.nubes.cloud.plugins.module_utils.reconciler.reconciler import Reconciler
@@ -133,32 +133,29 @@ def test_delete_order_waves(comp: Component) -> None:
     assert comp.owned("v1", "ConfigMap") == []
 
 
-def test_run_until_done_states(comp: Component) -> None:
-    """C7 / 1.3: run_until_done persists after each step and ends Ready; deletion ends with an empty inventory."""
+def test_reconcile_states(comp: Component) -> None:
+    """C7 / 1.3: the component's reconcile persists the status after each step and ends Ready; deletion ends with
+    an empty inventory."""
     states = []
 
-    def persist(inventory: list, status: ComponentStatus) -> None:
-        states.append((status.state, status.reason, len(inventory)))
+    def persist(status: ComponentStatus) -> None:
+        states.append((status.state, status.reason, len(status.inventory)))
 
-    result = run_until_done(
-        "apply",
-        comp.inventory,
-        Reconciler.from_context(comp.ctx),
-        persist,
-        [configmap("a"), configmap("b")],
-        timeout=60,
-    )
-    assert result.done and result.status.state == "Ready" and result.status.ready_status == "True"
+    reconciler = Reconciler.from_context(comp.ctx)
+    status = ComponentStatus()
+    result = run(status, Target("apply", reconciler, [configmap("a"), configmap("b")]), persist, timeout=60)
+    assert result.done and status.state == "Ready" and status.conditions[0]["status"] == "True"
     assert states[0] == ("Processing", "Processing", 2)  # the write-ahead step was persisted
     assert states[-1] == ("Ready", "Ready", 2)
-    assert result.api_calls["total"] > 0
+    assert reconciler.api.calls.total > 0
     states.clear()
-    result = run_until_done("delete", comp.inventory, Reconciler.from_context(comp.ctx), persist, timeout=60)
-    assert result.done and comp.inventory == []
+    result = run(status, Target("delete", reconciler), persist, timeout=60)
+    assert result.done and status.inventory == []
     assert states[0][:2] == ("Deleting", "DeletionProcessing")
+    assert comp.owned("v1", "ConfigMap") == []
 
 
-def test_run_until_done_timeout(comp: Component) -> None:
+def test_reconcile_timeout(comp: Component) -> None:
     """C14 / 1.3: objects that never become ready end the run in Error with reason Timeout."""
     never_ready = {
         "apiVersion": "apps/v1",
@@ -173,11 +170,11 @@ def test_run_until_done_timeout(comp: Component) -> None:
             },
         },
     }
-    result = run_until_done(
-        "apply", comp.inventory, Reconciler.from_context(comp.ctx), lambda *_: None, [never_ready], timeout=3
-    )
-    assert not result.done
-    assert (result.status.state, result.status.reason, result.status.ready_status) == ("Error", "Timeout", "False")
+    status = ComponentStatus()
+    result = run(status, Target("apply", Reconciler.from_context(comp.ctx), [never_ready]), lambda _s: None, timeout=3)
+    assert not result.done and result.error is not None
+    assert (status.state, status.reason, status.conditions[0]["status"]) == ("Error", "Timeout", "False")
+    comp.inventory = status.inventory
     assert comp.phases() == {"Deployment/unschedulable": ("Creating", "InProgress")}
 
 
