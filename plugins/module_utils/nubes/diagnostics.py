@@ -66,7 +66,9 @@ def render(
 
 def summary(module: str, decision: Decision, target: str) -> str:
     """The one-line `msg` of a refused task: what could not be applied and why; the P30 lines (flag, choices,
-    details) are in `diagnostics`."""
+    details) are in `diagnostics`. A refusal whose words a rule prescribes (K4b) is those words alone."""
+    if decision.message:
+        return decision.message
     text = "{}: cannot apply to {}: {}".format(module, target, decision.reason.rstrip("."))
     if decision.flag:
         text += f" ({decision.flag})"

@@ -13,6 +13,9 @@ record key and every message come from it.
   The live instance must also belong to the module's service (lifecycle.decide, rule K4a).
 - K4b: an id in the task must equal the recorded one, else
   `cannot change resource identity (old="<recorded>", new="<task>")`.
+
+A conflict (K4a, K4b) is a value, :class:`Resolved`: the instance task's situation hands it to lifecycle.decide(),
+which refuses the task with the seed's words before anything live is read.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import IdentityError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, same_uid
 
 
@@ -52,6 +54,10 @@ class ResourceRef:
     def named(self, resource_name: str) -> ResourceRef:
         return replace(self, resource_name=resource_name)
 
+    def in_parent(self, parent_uid: str) -> ResourceRef:
+        """A sub-resource's identity once its parent's uid is known."""
+        return replace(self, parent_uid=parent_uid)
+
 
 def task_id(value: Optional[str]) -> str:
     """K1: the id from the task only; unset is ""."""
@@ -65,7 +71,17 @@ def task_name(value: Optional[str]) -> str:
     return text if text.strip() else ""
 
 
-def recorded_uid(ref: ResourceRef, record: Optional[Mapping[str, Any]]) -> str:
+@dataclass(frozen=True)
+class Resolved:
+    """The id a task uses (K1: "" when it has none), or why it cannot use one: the conflict (K4a/K4b) in the seed's
+    words and its rule, which the situation hands to lifecycle.decide()."""
+
+    uid: str = ""
+    conflict: str = ""
+    rule: str = ""
+
+
+def resolve(ref: ResourceRef, record: Optional[Mapping[str, Any]]) -> Resolved:
     """The id to use: K4b when the task names one, K4a when only the record has one, else "" (K1)."""
     return resolve_identity(ref.task_uid, record, ref.parent_fields)
 
@@ -75,25 +91,26 @@ def resolve_identity(
     record: Optional[Mapping[str, Any]],
     parent_fields: Mapping[str, Any],
     uid_field: str = "instance_uid",
-) -> str:
+) -> Resolved:
     spec_id = task_id(task_uid)
     recorded = str(record.get(uid_field) or "") if record else ""
     if spec_id:
         if recorded and not same_uid(spec_id, recorded):
             # K4b
-            raise IdentityError(f'cannot change resource identity (old="{recorded}", new="{spec_id}")')
-        return spec_id
+            return Resolved(spec_id, f'cannot change resource identity (old="{recorded}", new="{spec_id}")', "K4b")
+        return Resolved(spec_id)
     if record is None or not recorded:
-        return ""
+        return Resolved()
     for field, expected in parent_fields.items():  # K4a: immutable parent fields must match
         actual = record.get(field)
         if actual is not None and str(actual).lower() != str(expected).lower():
-            raise IdentityError(
+            conflict = (
                 f"the recorded identity {recorded} belongs to {field}={actual!r}, but the task has "
                 f"{field}={expected!r}; immutable parent fields cannot change: use another resource_name "
                 "(or workspace) for the new resource"
             )
-    return recorded
+            return Resolved(recorded, conflict, "K4a")
+    return Resolved(recorded)
 
 
 def find(api: DeckApi, uid: str) -> Optional[Instance]:

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import IdentityError, NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, as_text
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 
@@ -43,7 +43,7 @@ class InfoTask:
         if not name and not uid:
             return self._list()
         ref = identity.ResourceRef(self.spec.name, self.spec.service_id, self.ctx.options.workspace, name, uid)
-        record = records.normalise(self.ctx.store.get_instance(self.spec.name, name)) if name else None
+        record = records.normalise(self.ctx.store.get(ref)) if name else None
         found = self._find(ref, record)
         for instance in found:
             self._check_service(instance)
@@ -75,7 +75,10 @@ class InfoTask:
     def _find(self, ref: identity.ResourceRef, record: Optional[records.Record]) -> List[Instance]:
         """The recorded or named instance (K2: a uid is read, never looked up by name), else the live ones with
         the display name (list items carry no params, so each is read by its uid)."""
-        uid = identity.recorded_uid(ref, record)
+        resolved = identity.resolve(ref, record)
+        if resolved.conflict:  # K4a/K4b: a read-only task has no decision to make; it stops with the seed's words
+            raise IdentityError(resolved.conflict)
+        uid = resolved.uid
         instance = identity.find(self.ctx.api, uid)
         if instance is not None:
             return [instance]

@@ -19,10 +19,9 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes import secret_di
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     STATUS_CREATING,
     STATUS_PRESENT,
+    Record,
     new_salt,
 )
-
-Record = Dict[str, Any]
 
 
 def normalise(record: Optional[Mapping[str, Any]]) -> Optional[Record]:

@@ -19,6 +19,7 @@ import time
 from typing import Any, ContextManager, Dict, Iterator, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import StateWriteError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 
 INSTANCES = "instances"
 SUBRESOURCES = "subresources"
@@ -28,6 +29,7 @@ STATUS_CREATING = "creating"  # uid known, create not finished
 STATUS_PRESENT = "present"  # applied
 
 Key = Tuple[str, ...]
+Record = Dict[str, Any]  # a record as stored: JSON-compatible (its shape: records.py)
 
 
 class StateBackend:
@@ -95,11 +97,68 @@ def _writing(what: str) -> Iterator[None]:
 
 
 class StateStore:
-    """Typed access to the records of one workspace."""
+    """Typed access to the records of one workspace.
+
+    A task reaches its record through its identity, the :class:`~.identity.ResourceRef` it built once (KCC's typed
+    `a.id`): `lock(ref)`, `get(ref)`, `put(ref, record)`, `delete(ref)`. The ref says the table and the key (an
+    instance: service and resource_name; a sub-resource: service, parent uid, sub and key) and the identity fields
+    every stored record carries. The name-keyed methods below (`get_instance`, `put_instance`, ...) serve code that
+    has no task identity (tests and tools reading or seeding a state file); no task uses them.
+    """
 
     def __init__(self, backend: StateBackend, workspace: str) -> None:
         self.backend = backend
         self.workspace = workspace
+
+    def _where(self, ref: ResourceRef) -> Tuple[str, Key]:
+        if ref.sub:
+            return SUBRESOURCES, subresource_key(self.workspace, ref.service, ref.parent_uid, ref.sub, ref.key)
+        return INSTANCES, instance_key(self.workspace, ref.service, ref.resource_name)
+
+    def _identity_fields(self, ref: ResourceRef) -> Dict[str, Any]:
+        """What a stored record says about whose it is (K4a compares them with the task's)."""
+        if ref.sub:
+            return {
+                "workspace": self.workspace,
+                "service": ref.service,
+                "parent_instance_uid": ref.parent_uid,
+                "sub": ref.sub,
+                "key": ref.key,
+            }
+        return {
+            "service_id": ref.service_id,
+            "workspace": self.workspace,
+            "service": ref.service,
+            "resource_name": ref.resource_name,
+        }
+
+    def _what(self, ref: ResourceRef) -> str:
+        if ref.sub:
+            return f"{ref.sub} {ref.key!r} of {ref.parent_uid}"
+        return f"{ref.service} {ref.resource_name!r}"
+
+    def lock(self, ref: ResourceRef) -> ContextManager[None]:
+        """P42: held for the whole task. An instance task holds its name's lock across lookup + create; a
+        sub-resource task the parent's, which serialises the operations on one parent."""
+        if ref.sub:
+            return self.parent_lock(ref.parent_uid)
+        return self.instance_lock(ref.service, ref.resource_name)
+
+    def get(self, ref: ResourceRef) -> Optional[Record]:
+        """The record of the resource `ref` names, as stored (None: nothing recorded)."""
+        return self.backend.get(*self._where(ref))
+
+    def put(self, ref: ResourceRef, record: Record) -> None:
+        """Store `record` (not changed: a copy is stamped) with the identity fields of `ref`."""
+        table, key = self._where(ref)
+        stored = dict(record, **self._identity_fields(ref))
+        with _writing(f"recording {self._what(ref)}"):
+            self.backend.put(table, key, stamp(stored))
+
+    def delete(self, ref: ResourceRef) -> bool:
+        table, key = self._where(ref)
+        with _writing(f"removing the record of {self._what(ref)}"):
+            return self.backend.delete(table, key)
 
     def instance_lock(self, service: str, resource_name: str) -> ContextManager[None]:
         return self.backend.lock(name_lock_key(service, resource_name))

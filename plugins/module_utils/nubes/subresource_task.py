@@ -4,13 +4,14 @@
 
 Sub-resources are created, modified and deleted by operations on the parent instance (`create_<sub>`,
 `modify_<sub>`, `delete_<sub>`) and listed live in the parent's `state.subresources.<sub>` (secrets omitted).
-The skeleton is the instance task's: lock (the parent), find, read live, decide (lifecycle.decide), plan,
-execute, record.
+The skeleton is the instance task's (task.py): lock (the parent), find, compare, decide (lifecycle.decide), plan,
+execute, result, each step taking and returning values.
 """
 
 from __future__ import annotations
 
-from typing import Any, ContextManager, Dict, List, Optional
+from dataclasses import dataclass
+from typing import Any, ContextManager, Dict, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
@@ -24,8 +25,32 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, Instance, as_text
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_CREATING, STATUS_PRESENT
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Task, run_task
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import (
+    Compared,
+    Found,
+    Outcome,
+    Plan,
+    Settled,
+    Task,
+    run_task,
+)
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
+
+
+@dataclass(frozen=True)
+class SubFound(Found):
+    """What a sub-resource task found: its record, the parent instance (`instance`), the record's own operation on
+    it, and the live sub-resource (secrets omitted; None: it does not exist)."""
+
+    current: Optional[Dict[str, Optional[str]]] = None
+
+
+@dataclass(frozen=True)
+class SubPlan(Plan):
+    """Besides the decision and the diff: whether the sub-resource exists afterwards, and the secrets to send."""
+
+    exists_after: bool = False
+    secrets_to_set: Tuple[str, ...] = ()
 
 
 class SubresourceTask(Task):
@@ -40,16 +65,9 @@ class SubresourceTask(Task):
         self.placeholders = self.converter.placeholder_codes()
         self.key = identity.task_name(ctx.params.get(self.sub.key))  # issue 24: blank is no key, like ""
         self.ref = identity.ResourceRef(
-            self.spec.name, self.spec.service_id, self.opts.workspace, sub=sub, key=self.key
+            self.spec.name, self.spec.service_id, self.opts.workspace, sub=self.sub.name, key=self.key
         )
         self.desired: Dict[str, str] = {}
-        self.secrets: Dict[str, str] = {}
-        self.secrets_to_set: List[str] = []
-        self.parent: Optional[Instance] = None
-        self.current: Optional[Dict[str, Optional[str]]] = None  # the live sub-resource (secrets omitted)
-        self.exists_after = False
-        self.before: Dict[str, Optional[str]] = {}
-        self.after: Dict[str, Any] = {}
 
     @property
     def module_name(self) -> str:
@@ -68,15 +86,7 @@ class SubresourceTask(Task):
             self.desired = self.converter.desired(self.ctx.params)  # validates the input before any write
             self.desired[self.sub.key_code] = self.key
             self.secrets = {p.code: self.desired.pop(p.code) for p in secret if p.code in self.desired}
-        parent_uid = self._parent_uid()
-        self.ref = identity.ResourceRef(
-            self.spec.name,
-            self.spec.service_id,
-            self.opts.workspace,
-            sub=self.sub.name,
-            key=self.key,
-            parent_uid=parent_uid,
-        )
+        self.ref = self.ref.in_parent(self._parent_uid())  # the identity, complete before the task starts
         return run_task(self)
 
     def _parent_uid(self) -> str:
@@ -98,7 +108,8 @@ class SubresourceTask(Task):
                 "parent_instance_uid is empty: give the uid of the parent instance (for example from the registered "
                 "result of the task that created it) or its parent_resource_name"
             )
-        record = self.ctx.store.get_instance(self.spec.name, name)
+        parent = identity.ResourceRef(self.spec.name, self.spec.service_id, self.opts.workspace, name)
+        record = self.ctx.store.get(parent)  # the parent task's record
         if record and record.get("instance_uid"):
             return str(record["instance_uid"])
         found = self.ctx.api.find_live_by_name(self.spec.service_id, name)
@@ -115,66 +126,67 @@ class SubresourceTask(Task):
     # -- the skeleton's steps ---------------------------------------------------------------------
 
     def lock(self) -> ContextManager[None]:
-        return self.ctx.store.parent_lock(self.ref.parent_uid)  # serialises the operations on one parent
+        return self.ctx.store.lock(self.ref)  # the parent's: serialises the operations on one parent
 
-    def what_exists(self) -> str:
+    def what_exists(self, outcome: Outcome) -> str:
         return f"{self.sub.name} {self.key!r} of instance {self.ref.parent_uid}"
 
     def store(self, record: Optional[records.Record]) -> None:
-        if not self.ctx.check_mode:
-            args = (self.spec.name, self.ref.parent_uid, self.sub.name, self.key)
-            if record is None:
-                self.ctx.store.delete_sub(*args)
-            else:
-                self.ctx.store.put_sub(*args, record)
-        self.record = record
+        if self.ctx.check_mode:
+            return
+        if record is None:
+            self.ctx.store.delete(self.ref)
+        else:
+            self.ctx.store.put(self.ref, record)
 
-    def find(self) -> None:
-        self.in_flight = ""
-        self.record = records.normalise(
-            self.ctx.store.get_sub(self.spec.name, self.ref.parent_uid, self.sub.name, self.key)
-        )
-        self.parent = identity.find(self.ctx.api, self.ref.parent_uid)  # K2: no call for a pending parent ("")
-        if self.parent is not None and self.foreign_parent():
-            return  # K4a: decided (an error) before anything else is read
-        if self.parent is not None and self.settle(self.parent):
-            self.parent = self.ctx.api.get_instance(self.ref.parent_uid) or self.parent
-        self.current = self._live_item()
+    def find(self) -> SubFound:
+        record = records.normalise(self.ctx.store.get(self.ref))
+        parent = identity.find(self.ctx.api, self.ref.parent_uid)  # K2: no call for a pending parent ("")
+        if parent is not None and self.foreign_parent(parent):
+            return SubFound(record, parent)  # K4a: decided (an error) before anything else is read
+        own = Settled(record)
+        if parent is not None:
+            own = self.settle(record)
+            if own.waited:
+                parent = self.ctx.api.get_instance(self.ref.parent_uid) or parent
+        return SubFound(own.record, parent, own, current=self._live_item(parent))
 
-    def foreign_parent(self) -> str:
+    def foreign_parent(self, parent: Optional[Instance]) -> str:
         """K4a: the parent must be an instance of this module's service; else both services, for the error."""
-        parent = self.parent
         if parent is None or parent.service_id in (None, self.spec.service_id):
             return ""
         return f"{parent.service_label}, not {self.spec.name} (service {self.spec.service_id})"
 
-    def _live_item(self) -> Optional[Dict[str, Optional[str]]]:
-        for item in self.parent.subresources(self.sub.name) if self.parent is not None else []:
+    def _live_item(self, parent: Optional[Instance]) -> Optional[Dict[str, Optional[str]]]:
+        for item in parent.subresources(self.sub.name) if parent is not None else []:
             if as_text(item.get(self.sub.key_code)) == self.key:
                 return {str(k): as_text(v) for k, v in item.items()}
         return None
 
-    def situation(self) -> SubSituation:
-        parent = self.parent
-        live = self.current or {}
-        self.secrets_to_set = []
-        if self.current is not None and self.secrets:
-            # always: unknown (adopted) -> set it; on_create: a changed one is named in a warning
-            self.secrets_to_set = self.secrets_to_send(self.record, self.secrets, self.converter.options)
+    def compare(self, found: SubFound) -> Compared:
+        """The secrets to send: always: unknown (adopted) -> set it; on_create: a changed one is named in a warning."""
+        if found.current is None or not self.secrets:
+            return Compared()
+        codes, warnings = self.secrets_to_send(found.record, self.secrets, self.converter.options)
+        return Compared(tuple(codes), warnings=tuple(warnings))
+
+    def situation(self, found: SubFound, compared: Compared) -> SubSituation:
+        parent = found.instance
+        live = found.current or {}
         params = self.sub.params
         return SubSituation(
             sub=self.sub.name,
             key_option=self.sub.key,
             state=self.opts.state,
             parent_status=(parent.status if parent is not None and parent.live else MISSING),
-            in_flight=self.in_flight,
+            in_flight=found.own.in_flight,  # P27
             parent_busy=bool(parent is not None and parent.busy),
-            foreign_service=self.foreign_parent(),
+            foreign_service=self.foreign_parent(parent),  # K4a
             parent_pending=not self.ref.parent_uid,
-            exists=self.current is not None,
-            recorded=self.record is not None,
+            exists=found.current is not None,
+            recorded=found.record is not None,
             adopt=self.opts.adopt,
-            changed=tuple(differing(params, self.desired, live, immutable=False) + self.secrets_to_set),
+            changed=tuple(differing(params, self.desired, live, immutable=False) + list(compared.secrets_to_set)),
             key_mismatches=tuple(differing(params, self.desired, live, immutable=True)),
             create=self.sub.create,
             modify=self.sub.modify,
@@ -182,8 +194,8 @@ class SubresourceTask(Task):
             ephemeral_state=self.ctx.ephemeral_job,
         )
 
-    def describe(self, decision: Decision) -> str:
-        parent = self.parent
+    def describe(self, found: SubFound, decision: Decision) -> str:
+        parent = found.instance
         lines = [
             *self.ctx.pending_references,
             f"{self.sub.key}: {self.key}",
@@ -199,69 +211,81 @@ class SubresourceTask(Task):
             extra=lines,
         )
 
-    def refusal(self, decision: Decision) -> str:
+    def refusal(self, found: SubFound, decision: Decision) -> str:
         target = f"{self.sub.name} {self.key!r} of parent instance {self.ref.parent_uid or '(none)'}"
         return diagnostics.summary(self.module_name, decision, target)
 
-    def plan(self, decision: Decision) -> None:
-        self.before = dict(self.current or {})
+    def plan(self, found: SubFound, compared: Compared, decision: Decision) -> SubPlan:
+        before = dict(found.current or {})
         if decision.in_flight:  # P27: only reported; what the task wants is decided once that operation is done
-            self.after = dict(self.before)
+            after: Dict[str, Any] = dict(before)
         elif self.opts.state == "absent":
-            self.after = {}
+            after = {}
         elif decision.operations == (self.sub.create,):
-            self.after = dict(self.converter.for_create(dict(self.desired, **self.secrets)))  # before any write
+            after = dict(self.converter.for_create(dict(self.desired, **self.secrets)))  # before any write
         else:
-            self.after = dict(self.before)
-            self.after.update(self.desired)
-            self.after.update({c: self.secrets[c] for c in self.secrets_to_set})
-        self.exists_after = self.current is not None if decision.in_flight else self.opts.state == "present"
+            after = dict(before)
+            after.update(self.desired)
+            after.update({c: self.secrets[c] for c in compared.secrets_to_set})
         # issue 27: `changed` is about the cloud; adopting (a record write alone) changes nothing there
-        self.changed = bool(decision.operations) or (decision.record == RECORD_REMOVE and self.record is not None)
+        changed = bool(decision.operations) or (decision.record == RECORD_REMOVE and found.record is not None)
+        exists_after = found.current is not None if decision.in_flight else self.opts.state == "present"
+        return SubPlan(decision, before, after, changed, exists_after, compared.secrets_to_set)
 
-    def execute(self, decision: Decision) -> None:
+    def apply(self, found: SubFound, plan: SubPlan, outcome: Outcome) -> None:
+        decision = plan.decision
         for operation in decision.operations:
             if operation == self.sub.create:
-                self._run(operation, self.after, self.secrets, {})
+                self._run(found, plan, outcome, operation, plan.after, self.secrets, {})
             elif operation == self.sub.delete:
-                self._run(operation, {self.sub.key_code: self.key}, {}, {})
+                self._run(found, plan, outcome, operation, {self.sub.key_code: self.key}, {}, {})
             else:  # modify: the task's values, the live ones for the rest (never locks a user out), no secret reset
-                secrets = {c: self.secrets[c] for c in self.secrets_to_set}
-                self._run(operation, dict(self.desired, **secrets), secrets, self.current or {})
-        finished = self.last_operation is None or self.last_operation.finished
-        if not finished:
-            self.exists_after = self.exists_after and self.current is not None
-        elif decision.record == RECORD_REMOVE and self.record is not None:
-            self.store(None)
-        elif decision.record == RECORD_WRITE or (self.record and self.record.get("status") != STATUS_PRESENT):
+                secrets = {c: self.secrets[c] for c in plan.secrets_to_set}
+                self._run(found, plan, outcome, operation, dict(self.desired, **secrets), secrets, found.current or {})
+        if not outcome.finished:
+            return  # wait=false: the record holds the operation; a later run settles it (P27)
+        if decision.record == RECORD_REMOVE and outcome.record is not None:
+            self.write(outcome, None)
+        elif decision.record == RECORD_WRITE or (outcome.record and outcome.record.get("status") != STATUS_PRESENT):
             # written, or found done by a re-run after an interrupted create: the record is now complete
-            self.store(records.present(self.record, [p.code for p in self.sub.params if p.secret]))
+            self.write(outcome, records.present(outcome.record, [p.code for p in self.sub.params if p.secret]))
 
-    def _run(self, name: str, values: Dict[str, Any], secrets: Dict[str, str], current: Dict[str, Any]) -> None:
-        if self.parent is None:  # internal invariant (ansible-test forbids assert)
+    def _run(
+        self,
+        found: SubFound,
+        plan: SubPlan,
+        outcome: Outcome,
+        name: str,
+        values: Dict[str, Any],
+        secrets: Dict[str, str],
+        current: Dict[str, Any],
+    ) -> None:
+        if found.instance is None:  # internal invariant (ansible-test forbids assert)
             raise NubesError("internal error: no parent instance; please report this bug")
-        if self.record is None:
-            self.record = {"status": STATUS_CREATING}  # stored when the operation starts (P27)
-        self.run_operation(self.parent, name, values, secrets, None, current)
+        if outcome.record is None:
+            outcome.record = {"status": STATUS_CREATING}  # stored when the operation starts (P27)
+        self.run_operation(outcome, found, plan, found.instance, name, values, secrets, None, current)
 
-    def result(self, decision: Decision) -> Dict[str, Any]:
+    def result(self, found: SubFound, plan: SubPlan, outcome: Outcome, diagnosis: str) -> Dict[str, Any]:
+        # wait=false: a create only started does not exist yet
+        exists = plan.exists_after and (outcome.finished or found.current is not None)
         result: Dict[str, Any] = {
-            "changed": self.changed,
+            "changed": plan.changed,
             "subresource": {
                 "parent_instance_uid": self.ref.parent_uid,
                 "name": self.sub.name,
                 "key": self.key,
-                "exists": self.exists_after,  # after the run (in check mode: as planned)
-                "params": self.converter.options_view(self.after if self.exists_after else self.before),
+                "exists": exists,  # after the run (in check mode: as planned)
+                "params": self.converter.options_view(plan.after if exists else plan.before),
             },
-            "operations": self.operations_run,
-            "operation": self.last_operation.as_dict() if self.last_operation else None,
-            "diagnostics": self.diagnostics,
-            "decision": decision.action,
+            "operations": outcome.operations,
+            "operation": outcome.last_operation.as_dict() if outcome.last_operation else None,
+            "diagnostics": diagnosis,
+            "decision": plan.decision.action,
         }
         if self.ctx.diff_mode:
             result["diff"] = {
-                "before": self.converter.options_view(self.before, mask=True),
-                "after": self.converter.options_view(self.after, mask=True),
+                "before": self.converter.options_view(plan.before, mask=True),
+                "after": self.converter.options_view(plan.after, mask=True),
             }
         return result

@@ -11,7 +11,6 @@ import pytest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import identity
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import IdentityError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryPolicy
 
 RECORDED = "AAAAAAAA-0000-0000-0000-000000000001"
@@ -39,7 +38,7 @@ def test_task_id_never_from_resource_name() -> None:
     """K1: unset instance_uid means "", whatever resource_name is."""
     assert identity.task_id(None) == ""
     assert identity.task_id("  ") == ""
-    assert identity.resolve_identity(None, None, PARENT) == ""
+    assert identity.resolve_identity(None, None, PARENT) == identity.Resolved()
 
 
 def test_find_with_empty_id_makes_no_http_call() -> None:
@@ -77,36 +76,36 @@ def test_create_never_sends_an_id() -> None:
 def test_recorded_identity_used_when_task_has_none() -> None:
     """K4a: no id in the task -> ids are not compared; the recorded identity is used."""
     record = {"instance_uid": RECORDED, "service_id": 90, "workspace": "default"}
-    assert identity.resolve_identity("", record, PARENT) == RECORDED
+    assert identity.resolve_identity("", record, PARENT) == identity.Resolved(RECORDED)
 
 
 def test_recorded_identity_checks_immutable_parent_fields() -> None:
-    """K4a: immutable parent fields (service id, workspace, parent uid) must match."""
+    """K4a: immutable parent fields (service id, workspace, parent uid) must match; a mismatch is a conflict, which
+    lifecycle.decide() refuses."""
     record = {"instance_uid": RECORDED, "service_id": 91, "workspace": "default"}
-    with pytest.raises(IdentityError, match="immutable parent fields"):
-        identity.resolve_identity("", record, PARENT)
+    moved = identity.resolve_identity("", record, PARENT)
+    assert moved.rule == "K4a" and "immutable parent fields" in moved.conflict
     sub_record = {"uid": "x", "parent_instance_uid": OTHER}
-    with pytest.raises(IdentityError):
-        identity.resolve_identity("", sub_record, {"parent_instance_uid": RECORDED}, uid_field="uid")
+    assert identity.resolve_identity("", sub_record, {"parent_instance_uid": RECORDED}, uid_field="uid").rule == "K4a"
 
 
 def test_task_id_must_equal_recorded_id() -> None:
     """K4b: exact error `cannot change resource identity (old="<recorded>", new="<task>")`."""
     record = {"instance_uid": RECORDED, "service_id": 90}
-    with pytest.raises(IdentityError) as info:
-        identity.resolve_identity(OTHER, record, PARENT)
-    assert info.value.msg == f'cannot change resource identity (old="{RECORDED}", new="{OTHER}")'
+    resolved = identity.resolve_identity(OTHER, record, PARENT)
+    assert resolved.rule == "K4b"
+    assert resolved.conflict == f'cannot change resource identity (old="{RECORDED}", new="{OTHER}")'
 
 
 def test_task_id_equal_to_recorded_in_other_case_is_accepted() -> None:
     """K4b with UUIDs in either case: equal ids in different case are the same identity."""
     record = {"instance_uid": RECORDED}
-    assert identity.resolve_identity(RECORDED.lower(), record, PARENT) == RECORDED.lower()
+    assert identity.resolve_identity(RECORDED.lower(), record, PARENT) == identity.Resolved(RECORDED.lower())
 
 
 def test_task_id_without_record_is_used() -> None:
     """K1: the user's explicit id is used when nothing is recorded."""
-    assert identity.resolve_identity(OTHER, None, PARENT) == OTHER
+    assert identity.resolve_identity(OTHER, None, PARENT) == identity.Resolved(OTHER)
 
 
 def test_not_unique_display_name_error_explains_the_choice() -> None:

@@ -11,6 +11,7 @@ from typing import Any, List
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore, default_state_path
 
 U1 = "9835EB50-9EF8-4C1A-8D55-3A021B21C001"  # recorded uids are UUIDs (issue 24: validated on read)
@@ -41,6 +42,32 @@ def test_records_roundtrip_and_keys(tmp_path: Any) -> None:
     assert [r["key"] for r in store.subs_of("postgres", U1)] == ["app"]
     assert store.delete_instance("postgres", "db") and store.get_instance("postgres", "db") is None
     assert other.get_instance("postgres", "db") is not None
+
+
+def test_the_store_takes_the_tasks_identity(tmp_path: Any) -> None:
+    """K1/P42: a task reaches its record through its ResourceRef: the ref says the table, the key (an instance by
+    service and resource_name, a sub-resource by service, parent uid, sub and key) and the identity fields each
+    stored record carries (K4a compares them); the record given is not changed."""
+    store = StateStore(FileBackend(str(tmp_path / "state.json")), "ws1")
+    db = ResourceRef("postgres", 90, "ws1", "db")
+    user = ResourceRef("postgres", 90, "ws1", sub="user", key="app").in_parent(U1)
+    given = {"instance_uid": U1, "status": "present"}
+    store.put(db, given)
+    store.put(user, {"status": "present"})
+    assert given == {"instance_uid": U1, "status": "present"}
+    stored = store.get(db)
+    assert stored is not None and stored["instance_uid"] == U1
+    assert {k: stored[k] for k in ("service_id", "workspace", "service", "resource_name")} == {
+        "service_id": 90,
+        "workspace": "ws1",
+        "service": "postgres",
+        "resource_name": "db",
+    }
+    assert store.get_instance("postgres", "db") == stored  # the same key as the name-keyed access
+    sub = store.get_sub("postgres", U1.lower(), "user", "app")
+    assert sub is not None and sub == store.get(user) and sub["parent_instance_uid"] == U1 and sub["key"] == "app"
+    assert store.delete(user) and store.get(user) is None and not store.delete(user)
+    assert store.delete(db) and store.get(db) is None
 
 
 def test_file_mode_0600_and_atomic_replace(tmp_path: Any) -> None:
@@ -87,9 +114,10 @@ def test_parallel_writers_never_corrupt_or_lose_records(tmp_path: Any) -> None:
 def _create_once(path: str, results: Any) -> None:
     """lookup + create under the per-resource lock, as the runner does."""
     store = StateStore(FileBackend(path), "default")
-    with store.instance_lock("svc", "same-name"):
-        if store.get_instance("svc", "same-name") is None:
-            store.put_instance("svc", "same-name", {"instance_uid": f"00000000-0000-4000-8000-{os.getpid():012d}"})
+    ref = ResourceRef("svc", 7, "default", "same-name")
+    with store.lock(ref):
+        if store.get(ref) is None:
+            store.put(ref, {"instance_uid": f"00000000-0000-4000-8000-{os.getpid():012d}"})
             results.put("created")
         else:
             results.put("found")
