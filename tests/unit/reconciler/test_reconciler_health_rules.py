@@ -134,7 +134,8 @@ def test_presence_rule_needs_a_non_empty_field() -> None:
         c.STATUS_IN_PROGRESS,
         "waiting for field /status/loadBalancer/ingress present: /status/loadBalancer/ingress is missing",
     )
-    for empty in ({}, {"ingress": []}, {"ingress": None}):
+    empties: tuple[dict[str, Any], ...] = ({}, {"ingress": []}, {"ingress": None})
+    for empty in empties:
         assert analyzer(resource("v1", "Service", loadBalancer=empty), StatusHints())[0] == c.STATUS_IN_PROGRESS
     addressed = resource("v1", "Service", loadBalancer={"ingress": [{"ip": "10.0.0.7"}]})
     assert analyzer(addressed, StatusHints())[0] == c.STATUS_CURRENT
