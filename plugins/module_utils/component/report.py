@@ -96,24 +96,23 @@ class Writes:
         self.after[ref] = after
 
     def objects(self) -> Dict[str, List[str]]:
-        """The ``objects`` result: created, updated (adopted ones too), deleted, orphaned."""
+        """The ``objects`` result: created, updated (adopted ones too), deleted, orphaned. Each list is sorted: the
+        objects of one wave are written in parallel, so the order they finish in varies from run to run."""
+        updated = [*self.actions["updated"], *(r for r in self.actions["adopted"] if r not in self.actions["updated"])]
         return {
-            "created": list(self.actions["created"]),
-            "updated": [
-                *self.actions["updated"],
-                *(r for r in self.actions["adopted"] if r not in self.actions["updated"]),
-            ],
-            "deleted": list(self.actions["deleted"]),
-            "orphaned": list(self.actions["orphaned"]),
+            "created": sorted(self.actions["created"]),
+            "updated": sorted(updated),
+            "deleted": sorted(self.actions["deleted"]),
+            "orphaned": sorted(self.actions["orphaned"]),
         }
 
     def drifted(self) -> List[str]:
-        """Objects whose live state differed from the task (corrected, or only reported in warn mode)."""
-        return list(self.actions["drifted"])
+        """Objects whose live state differed from the task (corrected, or only reported in warn mode), sorted."""
+        return sorted(self.actions["drifted"])
 
     def plan(self) -> Dict[str, List[str]]:
-        """The ``plan`` result of check mode: create, update, adopt, prune, orphan."""
-        return {plan: list(self.actions[action]) for action, plan in PLAN_KEYS.items()}
+        """The ``plan`` result of check mode: create, update, adopt, prune, orphan (each sorted, as ``objects``)."""
+        return {plan: sorted(self.actions[action]) for action, plan in PLAN_KEYS.items()}
 
     def diff(self, verbosity: int) -> Dict[str, Any]:
         """Ansible's ``diff``: before/after per written object, cleaned and masked; large creations summarised."""

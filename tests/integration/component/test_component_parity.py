@@ -37,6 +37,18 @@ def stable(value: Any) -> Any:
     return value
 
 
+def differences(left: Any, right: Any, path: str = "") -> List[str]:
+    """The paths at which two results differ, with both values, so that a failure says what differs."""
+    if isinstance(left, dict) and isinstance(right, dict):
+        found: List[str] = []
+        for key in sorted(set(left) | set(right), key=str):
+            found += differences(left.get(key, "<missing>"), right.get(key, "<missing>"), f"{path}/{key}")
+        return found
+    if isinstance(left, list) and isinstance(right, list) and len(left) == len(right):
+        return [d for i, (a, b) in enumerate(zip(left, right)) for d in differences(a, b, f"{path}/{i}")]
+    return [] if left == right else [f"{path}: {str(left)[:300]} != {str(right)[:300]}"]
+
+
 def apiserver_state(kubectl: Any, namespace: str) -> List[Dict[str, Any]]:
     items = kubectl.json("get", KINDS, "-n", namespace)["items"]
     objects = [i for i in items if i["metadata"]["name"] not in ("default", "kube-root-ca.crt")]
@@ -74,7 +86,7 @@ def test_component_paths_are_identical(ansible: Ansible, kubectl: Any, kube_name
     assert [bool(r.get("failed")) for r in results] == [False, False, False, False, True, False], results
     assert results[0]["changed"] and not results[1]["changed"] and results[2]["changed"] and results[3]["changed"]
     assert module["states"][0] and module["states"][-1] == []
-    assert in_process["results"] == module["results"]
+    assert not differences(in_process["results"], module["results"]), differences(in_process["results"], results)
     assert in_process["states"] == module["states"]
     assert module["output"].count(MODULE_MARK) == len(results) and IN_PROCESS_MARK not in module["output"]
     assert in_process["output"].count(IN_PROCESS_MARK) == len(results) and MODULE_MARK not in in_process["output"]
