@@ -190,13 +190,13 @@ def test_become_and_async_take_the_module_path(emu: EmulatorServer, tmp_path: Pa
     names = [unique(), unique()]
     tasks = [
         {**dummy(names[0]), "register": "become", "become": True, "become_method": "nubes_test_become"},
-        {**dummy(names[1]), "register": "async", "async": 120, "poll": 1},
+        {**dummy(names[1]), "register": "async_task", "async": 120, "poll": 1},
     ]
     play = local_play(tasks, vars={"ansible_python_interpreter": sys.executable})
     output, results = run_plays(emu, tmp_path, [play], "localhost\n")
     assert task_lines(output, MODULE) == [MODULE + "the task uses become", MODULE + "the task is async"]
     assert not task_lines(output, IN_PROCESS)
-    assert not results["become"].get("failed") and not results["async"].get("failed"), results
+    assert not results["become"].get("failed") and not results["async_task"].get("failed"), results
     assert live(emu, names[0]) and live(emu, names[1])
 
 
