@@ -65,11 +65,22 @@ def _read(path: str) -> Optional[str]:
             return handle.read()
     except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"dest: cannot read {path[:200]!r} ({_why(exc)}); choose a path to a playbook file") from None
 
 
 def _write(path: str, text: str) -> None:
     """Write through a temporary file in the same directory and rename it, so a reader never sees half a file."""
     temporary = f"{path}.nubes-tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise InputError(f"dest: cannot write {path[:200]!r} ({_why(exc)}); choose a writable path") from None
+
+
+def _why(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or type(exc).__name__

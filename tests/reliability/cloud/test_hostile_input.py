@@ -42,10 +42,14 @@ def check_outcome(name: str, result: dict[str, Any], writes: list[dict[str, Any]
 
 @pytest.mark.parametrize("typed_only", [False, True], ids=["any_type", "declared_type"])
 @pytest.mark.parametrize("name", MODULES)
-def test_hostile_arguments(emu: EmulatorServer, tmp_path: Path, name: str, typed_only: bool) -> None:
+def test_hostile_arguments(
+    emu: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, typed_only: bool
+) -> None:
     """P35-P38 (input checked before any write), P13: random hostile arguments for every option of `name`: any
     type (mostly stopped by the argument spec), or the declared type with hostile content (reaches the core's
-    own checks and the API)."""
+    own checks and the API). The modules run in the test's temp directory: a random relative path that is valid
+    (estate_export's `dest`) is written there, never into the checkout."""
+    monkeypatch.chdir(tmp_path)
     module = load(name)
     base = {
         "api_endpoint": emu.endpoint,
