@@ -60,6 +60,8 @@ class InstanceApply(InstanceFind):
             elif not self._operation(found, plan, outcome, operation, wait=self.opts.wait or index < final):
                 break  # wait=false: return once the last one runs (the ones before it are waited for)
         finished = outcome.finished
+        if "delete" in decision.operations and finished and outcome.instance is not None:
+            self._forget_subresources(outcome.instance.uid)
         if decision.record == RECORD_REMOVE and outcome.record is not None and finished:
             self.write(outcome, None)
         elif decision.record == RECORD_WRITE and finished and outcome.instance is not None:
@@ -70,6 +72,13 @@ class InstanceApply(InstanceFind):
         if last not in ("", DELETE_PLACEHOLDER) and outcome.instance is not None and (last != "create" or not finished):
             # status and outputs as they are now (with wait=false: right after the operation was started)
             outcome.instance = self.ctx.api.get_instance(outcome.instance.uid) or outcome.instance
+
+    def _forget_subresources(self, parent_uid: str) -> None:
+        """issue 27: the API deletes an instance's sub-resources with it, so their records go too (a record left
+        behind would name a user of an instance that no longer exists)."""
+        store = self.ctx.store
+        for record in store.subs_of(self.spec.name, parent_uid):
+            store.delete_sub(self.spec.name, parent_uid, str(record.get("sub") or ""), str(record.get("key") or ""))
 
     def _present_record(self, outcome: Outcome) -> records.Record:
         return records.present(

@@ -21,7 +21,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
     Decision,
     InstanceSituation,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, RUNNING, Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_PRESENT
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Compared, Outcome, run_task
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
@@ -207,8 +207,21 @@ class InstanceTask(InstanceApply):
             "decision": decision.action,
         }
         if self.ctx.diff_mode:
-            result["diff"] = {
-                "before": dict(self.converter.options_view(plan.before, mask=True), **plan.revisions[0]),
-                "after": dict(self.converter.options_view(plan.after, mask=True), **plan.revisions[1]),
-            }
+            before = dict(self.converter.options_view(plan.before, mask=True), **plan.revisions[0])
+            after = dict(self.converter.options_view(plan.after, mask=True), **plan.revisions[1])
+            if "resume" in decision.operations and found.instance is not None:
+                before["status"], after["status"] = found.instance.status, RUNNING  # issue 27: a resume shows it
+            if "delete" in decision.operations and found.instance is not None:
+                before.update(self._subresources_view(found.instance))  # issue 27: they go with the instance
+            result["diff"] = {"before": before, "after": after}
         return result
+
+    def _subresources_view(self, instance: Instance) -> Dict[str, Any]:
+        """`subresources`: the keys of the instance's live sub-resources by kind (a PostgreSQL's users and
+        databases), which the API deletes with it; empty when it has none."""
+        listed = {
+            sub.name: [str(item.get(sub.key_code)) for item in instance.subresources(sub.name)]
+            for sub in self.spec.subresources
+        }
+        listed = {name: keys for name, keys in listed.items() if keys}
+        return {"subresources": listed} if listed else {}
