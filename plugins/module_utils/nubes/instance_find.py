@@ -11,7 +11,7 @@ lifecycle.reads_live says so (P29: forget only).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ContextManager, Dict, NamedTuple, Optional, Tuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
@@ -104,17 +104,6 @@ class InstanceFind(Task):
                 "to create a new instance"
             )
         return self.preloaded.display_name or self.ref.task_uid
-
-    def lock(self) -> ContextManager[None]:
-        return self.ctx.store.lock(self.ref)
-
-    def store(self, record: Optional[Record]) -> None:
-        if self.ctx.check_mode:
-            return
-        if record is None:
-            self.ctx.store.delete(self.ref)
-        else:
-            self.ctx.store.put(self.ref, record)
 
     def find(self) -> InstanceFound:
         record = records.normalise(self.ctx.store.get(self.ref))

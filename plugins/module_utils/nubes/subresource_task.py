@@ -11,7 +11,7 @@ execute, result, each step taking and returning values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ContextManager, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import diagnostics, identity, records
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
@@ -125,19 +125,8 @@ class SubresourceTask(Task):
 
     # -- the skeleton's steps ---------------------------------------------------------------------
 
-    def lock(self) -> ContextManager[None]:
-        return self.ctx.store.lock(self.ref)  # the parent's: serialises the operations on one parent
-
     def what_exists(self, outcome: Outcome) -> str:
         return f"{self.sub.name} {self.key!r} of instance {self.ref.parent_uid}"
-
-    def store(self, record: Optional[records.Record]) -> None:
-        if self.ctx.check_mode:
-            return
-        if record is None:
-            self.ctx.store.delete(self.ref)
-        else:
-            self.ctx.store.put(self.ref, record)
 
     def find(self) -> SubFound:
         record = records.normalise(self.ctx.store.get(self.ref))

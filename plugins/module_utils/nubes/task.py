@@ -23,6 +23,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import (
     OperationFailedError,
     StateWriteError,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
     OWN_REPORT,
     OWN_REUSE,
@@ -129,8 +130,11 @@ class Task:
             "(update_password=on_create sends secrets on create only); set update_password=always to change it"
         ]
 
+    ref: ResourceRef  # the task's identity, built once by the task kind
+
     def lock(self) -> ContextManager[None]:
-        raise NotImplementedError
+        """The store's lock of this task's identity (a sub-resource's: its parent's, serialising one parent)."""
+        return self.ctx.store.lock(self.ref)
 
     def what_exists(self, outcome: Outcome) -> str:
         """What this task has made or changed in the cloud so far, for a message (e.g. `instance <uid> ('db')`)."""
@@ -186,7 +190,12 @@ class Task:
 
     def store(self, record: Optional[Record]) -> None:
         """Write (or, for None, remove) this task's record; nothing in check mode."""
-        raise NotImplementedError
+        if self.ctx.check_mode:
+            return
+        if record is None:
+            self.ctx.store.delete(self.ref)
+        else:
+            self.ctx.store.put(self.ref, record)
 
     # -- shared steps ----------------------------------------------------------------------------
 
