@@ -36,20 +36,25 @@ def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
             item.add_marker(pytest.mark.helm)
 
 
+def pinned_binary(env: str, path: Path, build_flag: str, what: str) -> str:
+    """Path of a test binary: ``$env`` when set, else the pinned build at ``path`` (built by
+    ``tests/cluster/build <build_flag>`` when missing). Fails the test with the build's output when it cannot."""
+    explicit = os.environ.get(env)
+    if explicit:
+        if not os.access(explicit, os.X_OK):
+            pytest.fail(f"{env}={explicit} is not an executable file")
+        return explicit
+    if not os.access(path, os.X_OK):
+        proc = subprocess.run([str(BUILD_SCRIPT), build_flag], capture_output=True, text=True, check=False)
+        if proc.returncode != 0 or not os.access(path, os.X_OK):
+            pytest.fail(
+                f"{BUILD_SCRIPT} {build_flag} failed (exit {proc.returncode}); its output:\n{proc.stderr[-4000:]}\n"
+                f"To use another {what} instead: {env}=<path> pytest ..."
+            )
+    return str(path)
+
+
 @pytest.fixture(scope="session")
 def helm_binary() -> str:
     """Path of a helm binary: $NUBES_TEST_HELM, else the pinned one (built when missing)."""
-    explicit = os.environ.get(HELM_ENV)
-    if explicit:
-        if not os.access(explicit, os.X_OK):
-            pytest.fail(f"{HELM_ENV}={explicit} is not an executable file")
-        return explicit
-    path = pinned_helm_path()
-    if not os.access(path, os.X_OK):
-        proc = subprocess.run([str(BUILD_SCRIPT), "--helm"], capture_output=True, text=True, check=False)
-        if proc.returncode != 0 or not os.access(path, os.X_OK):
-            pytest.fail(
-                f"{BUILD_SCRIPT} --helm failed (exit {proc.returncode}); its output:\n{proc.stderr[-4000:]}\n"
-                f"To use another helm instead: {HELM_ENV}=<path> pytest ..."
-            )
-    return str(path)
+    return pinned_binary(HELM_ENV, pinned_helm_path(), "--helm", "helm")

@@ -11,7 +11,6 @@ after `cluster-build` has built the registry. A registry that cannot be built or
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import threading
@@ -21,6 +20,7 @@ from typing import List
 
 import pytest
 
+from tests.cluster.helm import pinned_binary
 from tests.cluster.launcher.layout import BUILD_SCRIPT
 
 REGISTRY_ENV = "NUBES_TEST_REGISTRY"
@@ -44,19 +44,7 @@ def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
 
 def registry_binary() -> str:
     """Path of the registry binary: $NUBES_TEST_REGISTRY, else the pinned build (built when missing)."""
-    explicit = os.environ.get(REGISTRY_ENV)
-    if explicit:
-        if not os.access(explicit, os.X_OK):
-            pytest.fail(f"{REGISTRY_ENV}={explicit} is not an executable file")
-        return explicit
-    path = pinned_registry_path()
-    if not os.access(path, os.X_OK):
-        proc = subprocess.run([str(BUILD_SCRIPT), "--registry"], capture_output=True, text=True, check=False)
-        if proc.returncode != 0 or not os.access(path, os.X_OK):
-            pytest.fail(
-                f"{BUILD_SCRIPT} --registry failed (exit {proc.returncode}); its output:\n{proc.stderr[-4000:]}"
-            )
-    return str(path)
+    return pinned_binary(REGISTRY_ENV, pinned_registry_path(), "--registry", "registry")
 
 
 class LocalRegistry:
