@@ -45,18 +45,20 @@ class Estate:
 def build(runner: PlaybookRunner, emu: EmulatorServer) -> dict[str, str]:
     """The estate's instances made by playbook tasks; returns their uids by what they are (read from the emulator
     by display name: a failed create's result carries none)."""
+    user = {"parent_instance_uid": "{{ r1.instance_uid }}", "username": "app", "password": "Export-Pass-12"}
+    # the create runs for an hour of the emulator's time and is not waited for: the instance stays `creating`
+    creating = {"resource_name": "exp-creating", "resource_realm": "dummy", "duration_ms": 3600000, "wait": False}
     tasks: list[tuple[str, str, dict[str, Any]]] = [
         ("s3", "s3", {"resource_name": "exp-s3", "display_name": "exp-s3", "resource_realm": S3_REALM}),
         ("pg", "postgres", {"resource_name": "exp-pg", "s3_uid": "{{ r0.instance_uid }}", "resource_realm": REALM}),
-        ("", "postgres_user", {"parent_instance_uid": "{{ r1.instance_uid }}", "username": "app", "password": "Pw-1"}),
+        ("", "postgres_user", user),
         ("", "postgres_database", {"parent_instance_uid": "{{ r1.instance_uid }}", "db_name": "app", "owner": "app"}),
         ("dummy", "dummy", {"resource_name": "exp-dummy", "resource_realm": "dummy", "duration_ms": 200}),
         ("suspended", "redis", {"resource_name": "exp-redis", "resource_realm": REALM}),
         ("", "redis", {"resource_name": "exp-redis", "state": "absent"}),  # P29: suspend_on_destroy suspends it
         ("failed", "dummy", {"resource_name": "exp-failed", "resource_realm": "dummy", "fail_at_start": True}),
-        ("creating", "dummy", {"resource_name": "exp-creating", "resource_realm": "dummy", "duration_ms": 3600000}),
+        ("creating", "dummy", creating),
     ]
-    tasks[-1][2]["wait"] = False  # the create runs for an hour of the emulator's time: the instance stays `creating`
     results = runner.run([{"name": what or module, f"nubes.cloud.{module}": args} for what, module, args in tasks])
     for (what, module, _args), result in zip(tasks, results):
         assert bool(result.get("failed")) == (what == "failed"), f"{module} {what}: {result.get('msg')}"
