@@ -353,7 +353,8 @@ class ComponentRun:
             if not self._run_step(step, reconciler, deadline):
                 return self.result(True)  # wait=false: returned with the current state
         if task.check_mode:
-            return self.result(True, plan=self.writes.plan())
+            shown = {"diff": self.writes.diff(task.verbosity)} if task.diff else {}  # issue 27: what would go
+            return self.result(True, plan=self.writes.plan(), **shown)
         # issue 25, C15: the namespaces the missing-namespaces policy created go too (bounded wait, the record kept)
         markers = reconciler.markers
         warnings, stuck = delete_created_namespaces(
@@ -384,7 +385,10 @@ class ComponentRun:
         store.delete()
         record.state = ""
         warnings += [kept] if kept else []
-        return self.result(True, **({"warnings": warnings} if warnings else {}))
+        extra: Dict[str, Any] = {"warnings": warnings} if warnings else {}
+        if task.diff:
+            extra["diff"] = self.writes.diff(task.verbosity)  # issue 27: what went, as an apply shows what changed
+        return self.result(True, **extra)
 
     def _delete_steps(self, objects: List[InventoryItem]) -> List[DeleteStep]:
         """The steps of a deletion, from the one the record says a stopped run was in."""

@@ -9,7 +9,9 @@ first run of the exported playbook adopts what exists and writes nothing. A refe
 instance becomes the registered result of that instance's task (tasks are ordered so that it runs first).
 Secret params are never read back (the API does not return them); each becomes a variable the header names, to
 be defined in a vault. Nothing here names a service: the services, their params and sub-resources come from
-the generated SERVICE literals (P2, P3).
+the generated SERVICE literals (P2, P3). What is left out is listed with the reason (`not_exported`): an instance
+that is creating, failed or never created, and, when every service is exported, one of a service the API serves and
+the collection has no module for.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.inventory.catalogue import ServiceEntry
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
+from ansible_collections.nubes.cloud.plugins.module_utils.inventory.reader import InventoryApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import RUNNING, SUSPENDED, Instance, as_text
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ParamSpec, ServiceSpec
@@ -30,16 +32,31 @@ ADOPT = "adopt_existing_on_create"
 
 @dataclass(frozen=True)
 class LeftOut:
-    """A live instance the export leaves out, and why (it is not in a state a task can adopt)."""
+    """A live instance the export leaves out, and why: it is not in a state a task can adopt, or the collection has
+    no module for its service (issue 27: never left out in silence)."""
 
-    module: str
+    module: str  # "" when the collection has no module for the service
     resource_name: str
     instance_uid: str
     status: str
+    reason: str
+    service_id: Optional[int] = None
 
-    def as_dict(self) -> Dict[str, str]:
-        reason = f"status {self.status}: only running and suspended instances are exported; re-run when it settles"
-        return {**self.__dict__, "reason": reason}
+    def as_dict(self) -> Dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def unsettled(spec: ServiceSpec, instance: Instance) -> LeftOut:
+    """An instance of a module's service that is creating, failed or never created."""
+    reason = f"status {instance.status}: only running and suspended instances are exported; re-run when it settles"
+    return LeftOut(spec.name, instance.display_name, instance.uid, instance.status, reason, spec.service_id)
+
+
+def without_module(item: Instance) -> LeftOut:
+    """A live instance of a service the API serves and the collection has no module for (an organization, a quick
+    start): no task could adopt it."""
+    reason = f"{item.service_label} has no module in this collection: no task can manage it; it stays as it is"
+    return LeftOut("", item.display_name, item.uid, item.status, reason, item.service_id)
 
 
 @dataclass
@@ -78,22 +95,20 @@ class _Names:
         return base if count == 0 else f"{base}_{count + 1}"
 
 
-def read_estate(api: DeckApi, entries: Sequence[ServiceEntry]) -> Estate:
-    """The export of every live instance of `entries` (read with one list and one GET per live instance)."""
+def read_estate(api: InventoryApi, entries: Sequence[ServiceEntry], every_service: bool = False) -> Estate:
+    """The export of every live instance of `entries`, read with one list per service and one GET per live
+    instance; with `every_service`, one list of all instances, and the live instances of services the collection
+    has no module for are listed in `not_exported` (issue 27)."""
     found: List[Tuple[ServiceSpec, Instance]] = []
     estate = Estate()
-    for entry in entries:
-        spec = entry.spec
-        for item in api.list_instances(entry.service_id):
-            if not item.uid or not item.live:
-                continue
-            instance = api.get_instance(item.uid)
-            if instance is None or not instance.live:
-                continue
-            if instance.status not in (RUNNING, SUSPENDED):
-                estate.not_exported.append(LeftOut(spec.name, instance.display_name, instance.uid, instance.status))
-                continue
-            found.append((spec, instance))
+    for spec, item in _listed(api, entries, every_service, estate):
+        instance = api.get_instance(item.uid)
+        if instance is None or not instance.live:
+            continue
+        if instance.status not in (RUNNING, SUSPENDED):
+            estate.not_exported.append(unsettled(spec, instance))
+            continue
+        found.append((spec, instance))
     names = _Names()
     registered = {instance.uid: names.new(f"{spec.name}_{slug(instance.display_name)}") for spec, instance in found}
     tasks = [_instance_task(spec, instance, registered, estate) for spec, instance in found]
@@ -102,6 +117,30 @@ def read_estate(api: DeckApi, entries: Sequence[ServiceEntry]) -> Estate:
         estate.tasks.extend(task_list)
     estate.tasks = _ordered(estate.tasks)
     return estate
+
+
+def _listed(
+    api: InventoryApi, entries: Sequence[ServiceEntry], every_service: bool, estate: Estate
+) -> List[Tuple[ServiceSpec, Instance]]:
+    """The live list items of the selected services, service by service in the order of `entries`. With
+    `every_service` they come from one list without a service filter (deck-api 2.1), whose live items of services
+    without a module go to `estate.not_exported` (issue 27: the API serves more services than the collection has
+    modules for)."""
+    if not every_service:
+        listed = [(entry.spec, item) for entry in entries for item in api.list_instances(entry.service_id)]
+        return [(spec, item) for spec, item in listed if item.uid and item.live]
+    specs = {entry.service_id: entry.spec for entry in entries}
+    order = {entry.service_id: index for index, entry in enumerate(entries)}
+    found: List[Tuple[ServiceSpec, Instance]] = []
+    for item in api.list_instances_paged():
+        if not item.uid or not item.live:
+            continue
+        spec = specs.get(item.service_id) if item.service_id is not None else None
+        if spec is None:
+            estate.not_exported.append(without_module(item))
+        else:
+            found.append((spec, item))
+    return sorted(found, key=lambda pair: order[pair[0].service_id])  # stable: the API's order within a service
 
 
 def _instance_task(spec: ServiceSpec, instance: Instance, registered: Mapping[str, str], estate: Estate) -> ExportTask:

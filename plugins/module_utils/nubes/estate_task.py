@@ -11,7 +11,7 @@ from typing import Any, Dict, Mapping, Optional
 from urllib.parse import urlsplit
 
 from ansible_collections.nubes.cloud.plugins.module_utils.inventory.catalogue import load_catalogue
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
+from ansible_collections.nubes.cloud.plugins.module_utils.inventory.reader import InventoryApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import (
     check_connection_options,
     check_duration_options,
@@ -24,13 +24,14 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.estate import re
 def run_estate_export(params: Mapping[str, Any], check_mode: bool = False, diff_mode: bool = False) -> Dict[str, Any]:
     check_connection_options(params)
     check_duration_options(params)
-    entries = load_catalogue().select(params.get("services") or [])  # an unknown service fails before any call
+    wanted = params.get("services") or []
+    entries = load_catalogue().select(wanted)  # an unknown service fails before any call
     dest: Optional[str] = params.get("dest")
     if dest and not os.path.isdir(os.path.dirname(os.path.abspath(dest))):
         raise InputError(f"dest: the directory of {dest} does not exist; create it or choose another path")
     client, redactor = connect(params)
     try:
-        estate = read_estate(DeckApi(client), entries)
+        estate = read_estate(InventoryApi(client), entries, every_service=not wanted)
     except NubesError as exc:
         exc.msg = redactor(exc.msg)
         raise
@@ -48,8 +49,7 @@ def run_estate_export(params: Mapping[str, Any], check_mode: bool = False, diff_
         "secret_variables": estate.secret_variables,
         "not_exported": [item.as_dict() for item in estate.not_exported],
         "warnings": [
-            f"not exported: {item.module} {item.resource_name!r} ({item.instance_uid}), status {item.status}"
-            for item in estate.not_exported
+            f"not exported: {item.resource_name!r} ({item.instance_uid}): {item.reason}" for item in estate.not_exported
         ],
     }
     if dest:

@@ -28,7 +28,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
     STATUS_CREATING,
     STATUS_PRESENT,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Outcome, Plan
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Outcome, Plan, Settled
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,21 @@ class InstanceApply(InstanceFind):
             # status and outputs as they are now (with wait=false: right after the operation was started)
             outcome.instance = self.ctx.api.get_instance(outcome.instance.uid) or outcome.instance
 
+    def settle(self, record: Optional[records.Record]) -> Settled:
+        """P27, issue 27: a delete this record started and a later run settles (after `wait: false` or a timed-out
+        wait) forgets the instance's sub-resource records as well, as a delete that finishes in its own run does."""
+        operation = records.open_operation(record)
+        result = super().settle(record)
+        if result.waited and result.record is None and operation is not None and operation.get("name") == "delete":
+            self._forget_subresources(str((record or {}).get("instance_uid") or ""))
+        return result
+
     def _forget_subresources(self, parent_uid: str) -> None:
         """issue 27: the API deletes an instance's sub-resources with it, so their records go too (a record left
-        behind would name a user of an instance that no longer exists)."""
+        behind would name a user of an instance that no longer exists). Called once the delete has finished: in
+        its own run (`apply`) or in the later run that settles it (`settle`); never in check mode."""
+        if self.ctx.check_mode or not parent_uid:
+            return
         store = self.ctx.store
         for record in store.subs_of(self.spec.name, parent_uid):
             store.delete_sub(self.spec.name, parent_uid, str(record.get("sub") or ""), str(record.get("key") or ""))

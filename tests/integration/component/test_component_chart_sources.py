@@ -1,8 +1,10 @@
-"""Charts of a chart repository and of an OCI registry on the local cluster (issue 27), in real `ansible-playbook` runs
-of `nubes.cloud.component` with `helm: {chart_ref, chart_repo_url, chart_version, chart_digest, plain_http}` and no
-`source`: `--check --diff`, install, a no-op re-run, upgrade to a new version and `state: absent`, each checked on the
-apiserver. The charts (`tests/charts/portal` with its dependency `tests/charts/greeter`) are packaged at test time
-and served by a chart repository on 127.0.0.1 and the local OCI registry (`tests/charts/published.py`).
+"""Charts of a chart repository and of an OCI registry on the local cluster (issue 27; chart sources, beyond the seed:
+docs/dev/rules.md), in real `ansible-playbook` runs of `nubes.cloud.component` with `helm: {chart_ref, chart_repo_url,
+chart_version, chart_digest, plain_http}` and no `source`: install, a no-op re-run, upgrade to a new version and
+`state: absent`, each checked on the apiserver, and each change first run with `--check --diff`, which predicts it and
+writes nothing (the resourceVersions of the namespace's objects, the component's record included, stay as they were).
+The charts (`tests/charts/portal` with its dependency `tests/charts/greeter`) are packaged at test time and served
+by a chart repository on 127.0.0.1 and the local OCI registry (`tests/charts/published.py`).
 
 An unreachable repository, a missing version and a digest mismatch each fail the task before anything is written:
 the component's namespace is never created and the chart cache keeps no entry.
@@ -51,6 +53,26 @@ def _data(kubectl, namespace: str, name: str) -> Dict[str, str]:
     return kubectl.json("get", "configmap", name, "-n", namespace)["data"]
 
 
+def _versions(kubectl, namespace: str) -> Dict[str, str]:
+    """The resourceVersion of every ConfigMap and Service of the namespace, the component's record included: equal
+    before and after a run when the run wrote nothing to the apiserver."""
+    items = kubectl.json("get", "configmaps,services", "-n", namespace)["items"]
+    return {f"{obj['kind']} {obj['metadata']['name']}": obj["metadata"]["resourceVersion"] for obj in items}
+
+
+def _assert_planned_removal(planned: Dict[str, Any], namespace: str, version: str) -> None:
+    """`--check --diff` of `state: absent`: the chart's objects (the dependency's too) are planned for removal and
+    the diff shows each as it is now, and gone after."""
+    assert not planned.get("failed"), planned.get("msg")
+    assert planned["changed"] is True
+    chart = {f"ConfigMap {namespace}/portal-settings", f"ConfigMap {namespace}/portal-greeter"}
+    chart.add(f"Service {namespace}/portal-web")
+    assert chart <= set(planned["plan"]["prune"])
+    settings = f"ConfigMap {namespace}/portal-settings"
+    assert planned["diff"]["before"][settings]["data"]["chartVersion"] == version
+    assert planned["diff"]["after"][settings] is None
+
+
 def _free_port() -> int:
     """A port on 127.0.0.1 where nothing listens (bound, then released)."""
     with socket.socket() as probe:
@@ -69,10 +91,12 @@ INSTALLED = [
 def test_repository_chart_check_install_upgrade_and_uninstall(
     ansible: Ansible, kubectl, kube_namespace: str, helm_binary: str, published_charts: PublishedCharts, tmp_path: Path
 ) -> None:
-    """issue 27: a chart of a chart repository, pinned by version and digest. --check --diff plans the chart's and
-    its dependency's objects and writes nothing; the install uses the chart the check run cached; a re-run writes
-    nothing; --check --diff of the upgrade shows the new version and writes nothing; the upgrade updates the objects
-    in place; `state: absent` removes everything without asking the repository."""
+    """issue 27 (chart sources, beyond the seed: docs/dev/rules.md; C8): a chart of a chart repository, pinned by
+    version and digest. --check --diff plans the chart's and its dependency's objects and writes nothing; the install
+    uses the chart the check run cached; a re-run writes nothing; --check --diff of the upgrade shows the new version
+    and writes nothing; the upgrade updates the objects in place; --check --diff of `state: absent` plans the removal
+    of every object of the inventory and writes nothing; `state: absent` removes them, neither asking the
+    repository."""
     ns, charts = kube_namespace, published_charts
     env = {"NUBES_CHART_CACHE": str(tmp_path / "chart-cache")}
     digest = charts.digest("portal-1.0.0")
@@ -119,7 +143,12 @@ def test_repository_chart_check_install_upgrade_and_uninstall(
     assert _chart_objects(kubectl, ns) == INSTALLED
 
     asked = len(charts.repository.requests)
-    removed = ansible.run([_portal(ns, helm_binary, _repo(charts, "1.1.0"), state="absent")], extra_env=env)[0]
+    removal = _portal(ns, helm_binary, _repo(charts, "1.1.0"), state="absent")
+    live = _versions(kubectl, ns)
+    _assert_planned_removal(ansible.run([removal], check=True, diff=True, extra_env=env)[0], ns, "1.1.0")
+    assert _versions(kubectl, ns) == live  # the check run wrote nothing, the record included
+
+    removed = ansible.run([removal], extra_env=env)[0]
     assert not removed.get("failed"), removed.get("msg")
     assert removed["changed"] and "chart" not in removed
     assert _chart_objects(kubectl, ns) == []
@@ -129,9 +158,10 @@ def test_repository_chart_check_install_upgrade_and_uninstall(
 def test_oci_chart_check_install_upgrade_and_uninstall(
     ansible: Ansible, kubectl, kube_namespace: str, helm_binary: str, published_charts: PublishedCharts, tmp_path: Path
 ) -> None:
-    """issue 27: a chart of an OCI registry (plain HTTP, 127.0.0.1), as a full oci:// reference and then as Flux's
-    HelmRepository of type oci (chart_repo_url oci://... + the chart's name): --check --diff writes nothing, the
-    install carries the dependency's objects, the upgrade changes them in place, `state: absent` removes them."""
+    """issue 27 (chart sources, beyond the seed: docs/dev/rules.md; C8): a chart of an OCI registry (plain HTTP,
+    127.0.0.1), as a full oci:// reference and then as Flux's HelmRepository of type oci (chart_repo_url oci://... +
+    the chart's name). Each step is first run with --check --diff, which predicts it and writes nothing: the install
+    carries the dependency's objects, the upgrade changes them in place, `state: absent` removes them."""
     ns, charts = kube_namespace, published_charts
     env = {"NUBES_CHART_CACHE": str(tmp_path / "chart-cache")}
     install = _portal(ns, helm_binary, _oci(charts, "1.0.0"))
@@ -152,14 +182,29 @@ def test_oci_chart_check_install_upgrade_and_uninstall(
     assert _data(kubectl, ns, "portal-greeter")["chart"] == f"greeter-{GREETER_VERSION}"
 
     flux_form = {"chart_ref": "portal", "chart_repo_url": charts.oci, "chart_version": "1.1.0", "plain_http": True}
-    upgraded = ansible.run([_portal(ns, helm_binary, flux_form)], extra_env=env)[0]
+    upgrade = _portal(ns, helm_binary, flux_form)
+    live = _versions(kubectl, ns)
+    planned = ansible.run([upgrade], check=True, diff=True, extra_env=env)[0]
+    assert not planned.get("failed"), planned.get("msg")
+    assert planned["changed"] and planned["chart"]["ref"] == f"{charts.oci}/portal"
+    assert planned["chart"]["version"] == "1.1.0" and planned["chart"]["digest"] == charts.digest("portal-1.1.0")
+    assert planned["diff"]["before"][f"ConfigMap {ns}/portal-settings"]["data"]["chartVersion"] == "1.0.0"
+    assert planned["diff"]["after"][f"ConfigMap {ns}/portal-settings"]["data"]["chartVersion"] == "1.1.0"
+    assert _versions(kubectl, ns) == live  # the check run wrote nothing
+
+    upgraded = ansible.run([upgrade], extra_env=env)[0]
     assert not upgraded.get("failed"), upgraded.get("msg")
     assert upgraded["changed"] and upgraded["chart"]["ref"] == f"{charts.oci}/portal"
     assert _data(kubectl, ns, "portal-settings")["chartVersion"] == "1.1.0"
 
-    removed = ansible.run([_portal(ns, helm_binary, flux_form, state="absent")], extra_env=env)[0]
+    removal = _portal(ns, helm_binary, flux_form, state="absent")
+    live = _versions(kubectl, ns)
+    _assert_planned_removal(ansible.run([removal], check=True, diff=True, extra_env=env)[0], ns, "1.1.0")
+    assert _versions(kubectl, ns) == live  # the check run wrote nothing, the record included
+
+    removed = ansible.run([removal], extra_env=env)[0]
     assert not removed.get("failed"), removed.get("msg")
-    assert _chart_objects(kubectl, ns) == []
+    assert removed["changed"] and _chart_objects(kubectl, ns) == []
 
 
 FAILURES = {
@@ -191,9 +236,10 @@ def test_pull_failures_end_the_task_before_any_write(
     where: str,
     failure: str,
 ) -> None:
-    """issue 27: an unreachable repository (or registry), a missing version and a digest mismatch each fail the task
-    with a message naming the chart and what to check, before the module runs: the component's namespace is never
-    created (so no object and no record), and the chart cache keeps no entry of the chart."""
+    """issue 27 (chart sources, beyond the seed: docs/dev/rules.md; C8): an unreachable repository (or registry), a
+    missing version and a digest mismatch each fail the task with a message naming the chart and what to check,
+    before the module runs: the component's namespace is never created (so no object and no record, C8), and the
+    chart cache keeps no entry of the chart."""
     namespace = unique_name("t")
     cache = tmp_path / "chart-cache"
     chart = _failing_chart(published_charts, where, failure)

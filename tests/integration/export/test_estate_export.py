@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +17,13 @@ import yaml
 from tests.emulator import EmulatorServer
 from tests.integration.contract.contract_plan import contract_plan, instance_modules
 from tests.integration.contract.subresource_plan import sub_contract, subresource_modules
-from tests.integration.modules.playbook import BIN, PlaybookRunner, create_raw_instance, write_calls
+from tests.integration.export.exported_play import RECAP, differences, run_exported
+from tests.integration.modules.playbook import PlaybookRunner, create_raw_instance, write_calls
+from tests.integration.modules.smoke_plan import load_specs
 
 pytestmark = pytest.mark.slow
 SECRET_VALUE = "Exported-Secret-1"  # what the user would put in the vault file
 REFERENCE = re.compile(r"\{\{ r(\d+)\.")
-RECAP = re.compile(r"localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=0\s+failed=(\d+)")
 
 
 def shifted(task: dict[str, Any], offset: int) -> dict[str, Any]:
@@ -65,24 +65,12 @@ def seed(emu: EmulatorServer, workdir: Path) -> dict[str, str]:
     return created
 
 
-def run_exported(emu: EmulatorServer, workdir: Path, playbook: Path, secrets: Path) -> str:
-    runner = PlaybookRunner(workdir, emu.endpoint, emu.token)  # its environment, with a fresh state file
-    proc = subprocess.run(
-        [str(BIN / "ansible-playbook"), "-i", "localhost,", "-e", f"@{secrets}", str(playbook)],
-        cwd=workdir,
-        env=runner.env(),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-    return proc.stdout
-
-
 def test_exported_estate_adopts_everything_and_writes_nothing(tmp_path: Path) -> None:
-    """Issue 27: export every service the emulator serves; the exported playbook's first and second runs report
-    changed=0 and send no write request; secrets never appear in the playbook, only their variables."""
+    """Issue 27 (estate export, beyond the seed: docs/dev/rules.md; P24, P16, K2): export every service the emulator
+    serves; each exported task carries the live params of what it names (the emulator's admin view), the instances
+    of services without a module are listed in not_exported with the reason; the exported playbook's first and
+    second runs report changed=0 and send no write request; secrets never appear in the playbook, only their
+    variables."""
     with EmulatorServer(seed=27, op_duration=0.2) as emu:
         created = seed(emu, tmp_path)
         export_dir = tmp_path / "export"
@@ -91,11 +79,19 @@ def test_exported_estate_adopts_everything_and_writes_nothing(tmp_path: Path) ->
         since = emu.last_seq
         exported = exporter.run([{"nubes.cloud.estate_export": {"dest": str(export_dir / "estate.yml")}}])[0]
         assert not exported.get("failed"), exported.get("msg")
-        assert exported["not_exported"] == []  # every seeded instance is running
+        with_module = {spec["service_id"] for spec in load_specs().values()}
+        moduleless = {
+            i["instanceUid"] for i in emu.instances() if not i.get("isDeleted") and i["serviceId"] not in with_module
+        }
+        assert moduleless, "the seed makes instances of services without a module (the organizations, 19)"
+        assert {item["instance_uid"] for item in exported["not_exported"]} == moduleless  # the rest is running
+        for item in exported["not_exported"]:
+            assert item["module"] == "" and "has no module" in item["reason"], item
         assert write_calls(emu.requests(since)) == []
         text = (export_dir / "estate.yml").read_text(encoding="utf-8")
         assert text == exported["playbook"]
         assert SECRET_VALUE not in text and "Contract-Pass-1" not in text
+        assert differences(emu, text) == []
 
         play = yaml.safe_load(text)[0]
         uids = {

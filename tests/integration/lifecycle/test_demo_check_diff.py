@@ -19,7 +19,9 @@ pytestmark = pytest.mark.slow
 
 def test_demo_check_diff_plans_the_stack_and_writes_nothing(tmp_path: Path) -> None:
     """Issue 27 (P12): check mode on a new stack runs through tasks that use outputs and uids of planned
-    resources; the demo's result checks run only in a real run; no write reaches the API."""
+    resources: the Flask app's json_env takes the planned S3 storage's endpoint output through `default()`, and
+    its diff shows the default (docs/using-modules.md); the demo's result checks run only in a real run; no write
+    reaches the API."""
     with EmulatorServer(seed=11, op_duration=0.2) as emu:
         env = dict(
             os.environ,
@@ -43,3 +45,4 @@ def test_demo_check_diff_plans_the_stack_and_writes_nothing(tmp_path: Path) -> N
         assert write_calls(emu.requests()) == []
         assert emu.instances() == []
         assert "failed=0" in proc.stdout
+        assert "(known after the S3 storage is created)" in proc.stdout  # the planned output's default, in the diff

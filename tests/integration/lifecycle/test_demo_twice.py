@@ -3,9 +3,11 @@ holds no instance that is not deleted (its admin API is read, not the playbook's
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,3 +34,16 @@ def test_demo_twice_on_one_emulator() -> None:
             instances = emu.instances()
             assert len(instances) >= 4 * attempt  # s3, bucket, postgres, flask per run
             assert [i["displayName"] for i in instances if not i.get("isDeleted")] == []
+            if attempt == 1:
+                assert_the_app_got_the_s3_endpoint(instances)
+
+
+def assert_the_app_got_the_s3_endpoint(instances: list[dict[str, Any]]) -> None:
+    """Issue 27: a real run never takes the check-mode default of examples/tasks/demo-apply.yml: the Flask app's
+    live jsonEnv holds the endpoint output of the S3 storage it was created after (the emulator's state, kept after
+    the delete)."""
+    (s3,) = [i for i in instances if i["displayName"] == "nubes-demo-s3"]
+    (app,) = [i for i in instances if i["displayName"] == "nubes-demo-app"]
+    env = app["state"]["params"]["jsonEnv"]
+    env = json.loads(env) if isinstance(env, str) else env
+    assert env["S3_ENDPOINT"] == s3["state"]["out"]["endpoint"] and env["S3_ENDPOINT"].startswith("https://")

@@ -3,6 +3,8 @@ state and the state file, never only the module's result."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -79,3 +81,52 @@ def test_delete_names_the_subresources_that_go_and_forgets_their_records(
     ok(playbook.one("postgres", {"resource_name": name, "state": "deleted"}))
     assert deck.instance(emu, uid)["isDeleted"]
     assert store.subs_of("postgres", uid) == [] and store.get_instance("postgres", name) is None
+
+
+def state_records(state_path: Path, table: str, **fields: str) -> list[dict[str, Any]]:
+    """The records of one table of the state file (`instances` or `subresources`), read as JSON, not through the
+    store, whose fields equal `fields` (uids compared without case)."""
+    data = json.loads(state_path.read_text(encoding="utf-8"))
+    return [
+        record
+        for record in data.get(table, {}).values()
+        if all(str(record.get(key, "")).lower() == value.lower() for key, value in fields.items())
+    ]
+
+
+def test_a_delete_settled_by_a_later_run_forgets_the_subresource_records(
+    emu: EmulatorServer, playbook: PlaybookRunner, s3_uids: list[str]
+) -> None:
+    """Issue 27 (P27, P12): `state: deleted` with `wait: false` returns while the delete runs; the state file then
+    still holds the PostgreSQL's record (with the operation) and those of its user and database. The later run that
+    settles the delete removes all of them, as a delete that finishes in its own run does; a check-mode run before
+    it removes nothing. Read from the state file as JSON and from the emulator."""
+    name = unique("lc-delete-later")
+    results = playbook.run(stack(name, s3_uids[0]))
+    uid = ok(results[0])["instance_uid"]
+    for result in results[1:]:
+        ok(result)
+    path = playbook.state_path
+    assert {r["sub"] for r in state_records(path, "subresources", parent_instance_uid=uid)} == {"user", "database"}
+
+    emu.clock.freeze()  # the delete stays in flight however long the playbook takes to start
+    try:
+        started = ok(playbook.one("postgres", {"resource_name": name, "state": "deleted", "wait": False}))
+        assert started["operations"] == ["delete"] and started["operation"]["finished"] is False
+        assert deck.instance(emu, uid)["isDeleted"] is False
+        (record,) = state_records(path, "instances", resource_name=name)
+        assert record["operation"]["name"] == "delete" and record["operation"]["done"] is False
+        assert len(state_records(path, "subresources", parent_instance_uid=uid)) == 2
+    finally:
+        emu.clock.unfreeze()
+
+    seq = emu.last_seq
+    ok(playbook.one("postgres", {"resource_name": name, "state": "deleted"}, check=True))
+    assert len(state_records(path, "subresources", parent_instance_uid=uid)) == 2  # check mode forgets nothing
+    assert len(state_records(path, "instances", resource_name=name)) == 1
+
+    settled = ok(playbook.one("postgres", {"resource_name": name, "state": "deleted"}))
+    assert settled["operations"] == [] and write_calls(emu.requests(since=seq)) == []  # it settled the first delete
+    assert deck.instance(emu, uid)["isDeleted"] is True
+    assert state_records(path, "subresources", parent_instance_uid=uid) == []
+    assert state_records(path, "instances", resource_name=name) == []

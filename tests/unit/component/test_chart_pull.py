@@ -1,6 +1,7 @@
-"""Pulling charts into the controller's chart cache with the real helm (issue 27), no cluster: a chart repository on
-127.0.0.1 and the local OCI registry (`tests/charts/published.py`). What is in the cache is read from disk, and what
-was fetched from the repository's own request log."""
+"""Pulling charts into the controller's chart cache with the real helm (issue 27; chart sources, beyond the seed:
+docs/dev/rules.md), no cluster: a chart repository on 127.0.0.1 and the local OCI registry
+(`tests/charts/published.py`). What is in the cache is read from disk, and what was fetched from the repository's
+own request log."""
 
 from __future__ import annotations
 

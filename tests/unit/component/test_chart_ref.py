@@ -1,5 +1,6 @@
-"""The helm options that name a chart of a repository or an OCI registry (issue 27), checked before anything runs:
-each form kubernetes.core.helm and Flux users write, and each mistake with the message that says what to give."""
+"""The helm options that name a chart of a repository or an OCI registry (issue 27; chart sources, beyond the seed:
+docs/dev/rules.md), checked before anything runs: each form kubernetes.core.helm and Flux users write, and each
+mistake with the message that says what to give."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ task does with the operation still in flight (P27, P16)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict
 
 import pytest
@@ -155,3 +156,31 @@ def test_delete_without_waiting_ends_the_record_on_the_next_run(
     again = run(services["s3"], wait=False, **s3_args("b1"))  # and has finished when this run reads it
     assert record(state_path, "s3", "b1")["instance_uid"] == again["instance_uid"] != created["instance_uid"]
     assert again["operations"] == ["create"] and again["_warnings"] == []
+
+
+def state_table(state_path: str, table: str) -> Dict[str, Any]:
+    """One table of the state file (`instances`, `subresources`), read as JSON."""
+    with open(state_path, encoding="utf-8") as handle:
+        return dict(json.load(handle).get(table) or {})
+
+
+def test_the_run_that_settles_a_delete_forgets_the_subresource_records(
+    run: RunFactory, services: Dict[str, Any], deck: FakeDeck, state_path: str, s3_uid: str
+) -> None:
+    """Issue 27 (P27): a PostgreSQL deleted with wait=false keeps its record and those of its user and database while
+    the delete runs; the next run, which finds the delete succeeded, removes all of them, as a delete that finishes
+    in its own run does."""
+    deck.polls_to_finish = 1
+    parent = run(services["postgres"], resource_name="db1", s3_uid=s3_uid, resource_realm=REALM)["instance_uid"]
+    run(services["postgres"], "subresource", "user", parent_instance_uid=parent, username="app", password="pw-123456")
+    run(services["postgres"], "subresource", "database", parent_instance_uid=parent, db_name="app", owner="app")
+    assert len(state_table(state_path, "subresources")) == 2
+    deck.polls_to_finish = 2
+    gone = run(services["postgres"], wait=False, resource_name="db1", state="deleted")
+    assert gone["operations"] == ["delete"] and gone["operation"]["finished"] is False
+    assert len(state_table(state_path, "subresources")) == 2 and len(state_table(state_path, "instances")) == 1
+    deck._poll(deck.operations[gone["operation"]["uid"].lower()])  # it runs on in the cloud meanwhile
+    writes = len(deck.writes())
+    settled = run(services["postgres"], resource_name="db1", state="deleted")  # and has finished when this run reads it
+    assert settled["operations"] == [] and len(deck.writes()) == writes
+    assert state_table(state_path, "subresources") == {} and state_table(state_path, "instances") == {}
