@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.inventory.catalogue import ServiceEntry
 from ansible_collections.nubes.cloud.plugins.module_utils.inventory.reader import InventoryApi
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import revision
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import RUNNING, SUSPENDED, Instance, as_text
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ParamSpec, ServiceSpec
@@ -148,8 +149,13 @@ def _instance_task(spec: ServiceSpec, instance: Instance, registered: Mapping[st
     options: Dict[str, Any] = {"resource_name": instance.display_name, "instance_uid": instance.uid, ADOPT: True}
     if instance.status == SUSPENDED:
         options["state"] = "absent"  # P21: absent keeps a suspendable instance suspended
-    params, depends = _params(spec.params, instance.params(), registered, register, estate)
+    live = instance.params()
+    params, depends = _params(spec.params, live, registered, register, estate)
     options.update(params)
+    if spec.lifecycle.redeploy:  # P14: the revision deployed, so that the playbook states what runs
+        deployed = revision.deployed(spec, live, None)
+        if deployed:
+            options["git_revision"] = deployed
     label = f"{spec.name} {instance.display_name}"
     return ExportTask(label, f"nubes.cloud.{spec.name}", options, register, tuple(depends))
 

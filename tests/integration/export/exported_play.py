@@ -78,10 +78,28 @@ def differences(emu: EmulatorServer, text: str) -> list[str]:
             live = next(item for item in items if str(item.get(sub["key_code"])) == key)
             params = sub["params"]
         problems += param_differences(register, params, options, live, uids)
-        others = sorted(set(options) - NOT_PARAMS - {param["option"] for param in params})
+        problems += revision_differences(register, specs.get(module), options, live)
+        others = sorted(set(options) - NOT_PARAMS - {"git_revision"} - {param["option"] for param in params})
         if others:
             problems.append(f"{register}: options that are no param of {module}: {others}")
     return problems
+
+
+def revision_differences(
+    label: str, spec: dict[str, Any] | None, options: dict[str, Any], live: dict[str, Any]
+) -> list[str]:
+    """P14: an app's task states the revision deployed (its redeploy's param), and only an app's task has one."""
+    codes = [
+        param["code"]
+        for operation in (spec or {}).get("operations", [])
+        if operation.get("name") == "redeploy"
+        for param in operation.get("params", [])
+        if param.get("option") == "git_revision"
+    ]
+    deployed = (as_text(live.get(codes[0])) or None) if codes and live.get(codes[0]) is not None else None
+    if options.get("git_revision") != deployed:
+        return [f"{label}.git_revision: exported {options.get('git_revision')!r}, deployed {deployed!r}"]
+    return []
 
 
 def registered_uid(value: Any, uids: dict[str, str]) -> str:
