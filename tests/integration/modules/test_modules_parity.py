@@ -4,8 +4,8 @@ query, body), identical state files and an identical exported playbook, once the
 secrets and times are replaced by placeholders.
 
 The flow covers create, no-op, check+diff, modify with diff, invalid input (a bad choice, an unknown option, no
-identity), an API failure, warnings (one that only the task's `environment:` causes, one AnsibleModule gives for a
-converted value), module_defaults of one module and of the action group `group/nubes.cloud.nubes` (api_endpoint,
+identity), an API failure, a warning that only the task's `environment:` causes (on a task that succeeds and
+on one that fails), module_defaults of one module and of the action group `group/nubes.cloud.nubes` (api_endpoint,
 wait_timeout) with the token from the task's `environment:` (the option's env fallback), no_log with return_secrets,
 a return_secrets refusal, a sub-resource (postgres + postgres_user), a create with `wait: false` and an
 operation_info task that waits for it, estate_export, and deletes. Each run's -vvv output says which path every
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.emulator import EmulatorServer
+from tests.emulator.settings import operation_id_offset_from_env
 from tests.integration.modules.playbook import PlaybookRunner
 
 REALM = "k8s-3.ext.nubes.ru"
@@ -39,7 +40,7 @@ SECRET_CODES = ("secretKey",)  # the s3 output that is secret (return_secrets)
 TIMING_KEYS = frozenset({"ms", "elapsed", "duration", "start", "end", "delta", "seq", "salt"})
 ENV_USER = "parity-env"  # the user of the token that only the task's environment holds
 USER_PASSWORD = "S3cret-pass-1"
-CONVERTED = "in a string field was converted to"  # AnsibleModule's warning for an int given to a str option
+AWX_WARNING = "this task runs in AWX/Controller job 26 with state_backend=file"  # caused by the task's environment
 DEAD_ENDPOINT = "http://127.0.0.1:9"  # nothing listens there: the group's api_endpoint must win over the env
 
 
@@ -65,7 +66,11 @@ def flow(name: str, workdir: Path, endpoint: str, env_token: str) -> list[dict[s
         {"name": "no identity", "nubes.cloud.dummy": {"resource_realm": "dummy"}},
         {"name": "api failure", "nubes.cloud.dummy": {**dummy, "resource_name": name + "-f", "fail_at_start": True}},
         {"name": "warning", "nubes.cloud.dummy": {**dummy, "resource_name": name + "-w"}, "environment": ci_job},
-        {"name": "converted value", "nubes.cloud.dummy_info": {"resource_name": 26026}},
+        {
+            "name": "warned failure",
+            "nubes.cloud.dummy": {**dummy, "resource_name": name + "-f2", "fail_at_start": True},
+            "environment": ci_job,
+        },
         {
             "name": "module_defaults",
             "nubes.cloud.dummy_info": {},
@@ -116,7 +121,7 @@ def flow(name: str, workdir: Path, endpoint: str, env_token: str) -> list[dict[s
     return steps
 
 
-FAILING = ("bad choice", "unknown option", "no identity", "api failure", "secrets refused")
+FAILING = ("bad choice", "unknown option", "no identity", "api failure", "warned failure", "secrets refused")
 
 
 class Placeholders:
@@ -165,6 +170,11 @@ def generated_outputs(emu: EmulatorServer, name: str, codes: tuple[str, ...] = (
     return values
 
 
+def task_output(output: str, name: str) -> str:
+    """The part of a playbook's output that belongs to the task `name` (from its TASK line to the next)."""
+    return output.split(f"TASK [{name}]", 1)[1].split("TASK [", 1)[0]
+
+
 def run_mode(emu: EmulatorServer, tmp_path: Path, mode: str, env_token: str) -> dict[str, Any]:
     name = f"par-{uuid.uuid4().hex[:8]}"
     workdir = tmp_path / mode
@@ -201,7 +211,7 @@ def test_module_and_in_process_paths_are_identical(tmp_path: Path) -> None:
     identical; warnings come out alike; the action group's module_defaults and the task's environment apply on both;
     each task took the path its mode says (-vvv); no generated secret or password reaches the output (no_log)."""
     # operations finish at once: the number of polls does not follow the clock
-    with EmulatorServer(seed=26, op_duration=0.0) as emu:
+    with EmulatorServer(seed=26, op_duration=0.0, operation_id_offset=operation_id_offset_from_env()) as emu:
         env_token = emu.mint_token(username=ENV_USER)
         runs = {mode: run_mode(emu, tmp_path, mode, env_token) for mode in MODES}
     module, in_process = runs["module"], runs["in_process"]
@@ -225,9 +235,11 @@ def test_module_and_in_process_paths_are_identical(tmp_path: Path) -> None:
     assert grouped["changed"] and grouped["invocation"]["module_args"]["wait_timeout"] == 321
     assert module["group defaults by"] == in_process["group defaults by"] == {ENV_USER}
 
-    for mark in ("this task runs in AWX/Controller job 26 with state_backend=file", CONVERTED):
-        assert module["output"].count(mark) >= 1, mark
-        assert in_process["output"].count(mark) == module["output"].count(mark), mark
+    assert module["output"].count(AWX_WARNING) >= 2
+    assert in_process["output"].count(AWX_WARNING) == module["output"].count(AWX_WARNING)
+    for run in (module, in_process):  # a warning of a failed task comes out with its failure
+        assert AWX_WARNING in task_output(run["output"], "warned failure")
+        assert "FAILED!" in task_output(run["output"], "warned failure")
 
     for part in ("results", "log", "states", "export"):
         assert in_process[part] == module[part], part
