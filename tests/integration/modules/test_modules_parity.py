@@ -232,7 +232,7 @@ def test_module_and_in_process_paths_are_identical(tmp_path: Path) -> None:
     # the group's api_endpoint won over the task environment's (nothing listens there), wait_timeout came with it,
     # and the token came from the task's environment (the API recorded its user as the operation's updater)
     grouped = results["group defaults"]
-    assert grouped["changed"] and grouped["invocation"]["module_args"]["wait_timeout"] == 321
+    assert grouped["changed"] and grouped["operation"]["timeout"] == 321
     assert module["group defaults by"] == in_process["group defaults by"] == {ENV_USER}
 
     assert module["output"].count(AWX_WARNING) >= 2
