@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import re
 import shlex
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Any, Dict, List
@@ -168,12 +169,20 @@ def watching_helm(base: Path, helm_binary: str, secret: str, watched: List[Path]
 def apply_a_secret_from_the_spec(
     ansible: Ansible, kubectl: Any, namespace: str, helm_binary: str, base: Path, mode: str
 ) -> Dict[str, Any]:
-    """Apply a chart whose Secret takes its password from the spec, with TMPDIR, ansible's local and remote tmp in
-    `base` (remote files kept); which files held the password while helm ran and after the run."""
+    """Apply a chart whose Secret takes its password from the spec, with ansible's local and remote tmp in `base`
+    (remote files kept) and TMPDIR in a short directory of its own (ansible-core 2.21 puts a Unix socket there); which
+    files held the password while helm ran and after the run."""
+    with tempfile.TemporaryDirectory(prefix="nubes26-") as short:
+        return _apply_a_secret(ansible, kubectl, namespace, helm_binary, base, mode, Path(short))
+
+
+def _apply_a_secret(
+    ansible: Ansible, kubectl: Any, namespace: str, helm_binary: str, base: Path, mode: str, tmpdir: Path
+) -> Dict[str, Any]:
     secret = f"Pw-{uuid.uuid4().hex}"
-    watched = [base / "tmpdir", base / "local-tmp", base / "remote-tmp"]
+    watched = [tmpdir, base / "local-tmp", base / "remote-tmp"]
     for directory in watched:
-        directory.mkdir(parents=True)
+        directory.mkdir(parents=True, exist_ok=True)
     watched.append(Path.home() / ".ansible" / "tmp")  # ansible's default local tmp (unused here: it stays clean)
     helm = watching_helm(base, helm_binary, secret, watched)
     name = f"creds-{mode.replace('_', '-')}"

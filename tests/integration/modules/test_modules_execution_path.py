@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -248,13 +249,21 @@ def files_holding(directories: list[Path], secret: str, leave_out: frozenset[Pat
 
 
 def run_with_a_password(emu: EmulatorServer, base: Path, password: str, play_vars: dict[str, Any]) -> dict[str, Any]:
-    """A pgadmin create with `password` as its argument, TMPDIR, ansible's local and remote tmp in `base` (remote
-    files kept); the -vvv output, the result and the files that hold the password after the run (the playbook
-    itself left out)."""
+    """A pgadmin create with `password` as its argument, ansible's local and remote tmp in `base` and TMPDIR in a
+    short directory of its own (ansible-core 2.21 puts a Unix socket there, whose path must stay short; remote files
+    kept); the -vvv output, the result and the files that hold the password after the run (the playbook itself left
+    out)."""
     name = unique()
-    tmp = {part: base / part for part in ("tmpdir", "local-tmp", "remote-tmp")}
+    with tempfile.TemporaryDirectory(prefix="nubes26-") as short:
+        tmp = {"tmpdir": Path(short), **{part: base / part for part in ("local-tmp", "remote-tmp")}}
+        return _run_with_a_password(emu, base, password, play_vars, name, tmp)
+
+
+def _run_with_a_password(
+    emu: EmulatorServer, base: Path, password: str, play_vars: dict[str, Any], name: str, tmp: dict[str, Path]
+) -> dict[str, Any]:
     for directory in tmp.values():
-        directory.mkdir(parents=True)
+        directory.mkdir(parents=True, exist_ok=True)
     task = {
         "nubes.cloud.pgadmin": {
             "resource_name": name,
