@@ -7,6 +7,9 @@
 #   unit    `make unit` with that core
 # and for the oldest version also
 #   integration  the module integration suite (tests/integration/modules: real ansible-playbook runs)
+# and for every other version (where `integration` does not run)
+#   parity       the in-process path's parity and execution-path tests (issue 26: its code has branches per
+#                ansible-core line, so each line runs real playbooks on both paths)
 # plus, once, with the dev venv's ansible-test:
 #   targets      the `compile` and `import` sanity tests of plugins/ on the target Pythons 3.9-3.11 installed here
 #                (modules run on the managed host's Python, which may be older than any controller's; 3.12 and
@@ -22,7 +25,7 @@
 #
 # Environment:
 #   MATRIX_CORES    versions to run (default: every line but the newest), e.g. MATRIX_CORES="2.16 2.19"
-#   MATRIX_STEPS    steps to run (default: "sanity unit integration targets")
+#   MATRIX_STEPS    steps to run (default: "sanity unit integration parity targets")
 #   MATRIX_JOBS     lanes run at once (default: 2 when the machine has 2 cores or more, else 1)
 #   MATRIX_TARGET_PYTHONS  target Pythons of the `targets` step (default: the installed ones among 3.9-3.11)
 #   NUBES_CACHE     the machine cache (default: ~/.cache/nubes-cloud)
@@ -46,7 +49,7 @@ oldest=${all[0]}
 newest=${all[${#all[@]}-1]}
 default_cores=("${all[@]:0:${#all[@]}-1}")
 read -r -a cores <<<"${MATRIX_CORES:-${default_cores[*]}}"
-read -r -a steps <<<"${MATRIX_STEPS:-sanity unit integration targets}"
+read -r -a steps <<<"${MATRIX_STEPS:-sanity unit integration parity targets}"
 
 has_step() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
@@ -114,6 +117,13 @@ integration() {
   PY="$1/bin/python" PATH="$1/bin:$PATH" bash scripts/pytest-run.sh tests/integration/modules -n "$workers" --durations=5
 }
 
+# parity <venv>: the parity flow and the execution-path tests of issue 26 (real ansible-playbook runs on both paths)
+parity() {
+  local workers=${TEST_WORKERS:-$(nproc)}
+  PY="$1/bin/python" PATH="$1/bin:$PATH" bash scripts/pytest-run.sh -n "$workers" --durations=3 \
+    tests/integration/modules/test_modules_parity.py tests/integration/modules/test_modules_execution_path.py
+}
+
 target_pythons() {
   if [ -n "${MATRIX_TARGET_PYTHONS:-}" ]; then
     echo "$MATRIX_TARGET_PYTHONS"
@@ -160,6 +170,8 @@ test_lane() {
     has_step unit && run_step "unit $version" unit "$root/.cache/matrix/core-$version"
     if has_step integration && [ "$version" = "$oldest" ]; then
       run_step "integration $version" integration "$root/.cache/matrix/core-$version"
+    elif has_step parity; then
+      run_step "parity $version" parity "$root/.cache/matrix/core-$version"
     fi
   done
   return 0

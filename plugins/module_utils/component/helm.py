@@ -9,7 +9,8 @@ objects, and the hooks with their kinds, weight and delete policies. ``helm_wave
 object set; this module only renders and checks.
 
 Values, lowest first: the chart's ``values.yaml`` files, the values files in the given order, the component's
-``spec`` (C2: passed as it is, never modified). Release name and namespace are the component's placement (C10).
+``spec`` (C2: passed as it is, never modified; on helm's standard input, never in a file: issue 26). Release name
+and namespace are the component's placement (C10).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ class HelmSource:
 
 
 SOURCE_KIND = "helm"  # the value of the module's source_kind
+SPEC_VALUES_FROM_STDIN = "-"  # `--values -`: helm reads the spec's values from its standard input (issue 26)
 _STRING_OPTIONS = ("kube_version", "helm_binary", "crds_delete_policy")
 _LIST_OPTIONS = ("values_files", "api_versions")
 # where the chart comes from when it is not a path (chart_ref, ...): checked by chart_ref.remote_chart (issue 27)
@@ -215,12 +217,11 @@ def find_helm(explicit: str = "") -> str:
     )
 
 
-def helm_template_argv(
-    helm: str, source: HelmSource, release_name: str, release_namespace: str, values_file: str
-) -> List[str]:
-    """``helm template`` with CRDs included; the spec's values file comes last, so it wins over the others."""
+def helm_template_argv(helm: str, source: HelmSource, release_name: str, release_namespace: str) -> List[str]:
+    """``helm template`` with CRDs included; the spec's values come last, on stdin (``--values -``, which helm 3
+    and 4 read from standard input), so they win over the values files and never go to a file (issue 26)."""
     argv = [helm, "template", release_name, source.chart, "--namespace", release_namespace, "--include-crds"]
-    for path in (*source.values_files, values_file):
+    for path in (*source.values_files, SPEC_VALUES_FROM_STDIN):
         argv += ["--values", path]
     if source.skip_tests:
         argv.append("--skip-tests")
@@ -242,7 +243,7 @@ def _check_paths(source: HelmSource) -> None:
             raise HelmError(f"values file {path} does not exist")
 
 
-def _run_helm(argv: Sequence[str], home: str, run_command: CommandRunner) -> str:
+def _run_helm(argv: Sequence[str], home: str, run_command: CommandRunner, values: str) -> str:
     # helm's own configuration, caches and repositories of the user must not change what a chart renders to
     isolated = {
         "HELM_CACHE_HOME": os.path.join(home, "cache"),
@@ -250,7 +251,7 @@ def _run_helm(argv: Sequence[str], home: str, run_command: CommandRunner) -> str
         "HELM_DATA_HOME": os.path.join(home, "data"),
         "HELM_PLUGINS": os.path.join(home, "plugins"),
     }
-    returncode, stdout, stderr = run_command(list(argv), isolated)
+    returncode, stdout, stderr = run_command(list(argv), isolated, stdin=values)
     if returncode != 0:
         message = stderr.strip().replace(home, "<tmp>") or f"exit code {returncode}"
         raise HelmError(f"helm template failed: {message}")
@@ -274,14 +275,12 @@ def render_chart(
     """Render ``source`` as release ``release_namespace/release_name`` (C10) with ``spec`` as values (C2)."""
     _check_paths(source)
     helm = find_helm(source.helm_binary)
+    # the spec may hold secrets: helm reads it from a pipe, never from a file (issue 26); the directory holds only
+    # helm's own (empty) configuration and caches
+    values = json.dumps(dict(spec or {}))
     with tempfile.TemporaryDirectory(prefix="nubes-helm-") as home:
-        values_file = os.path.join(home, "spec-values.json")
-        # the spec may hold secrets: the file is private to this user and removed with the directory
-        descriptor = os.open(values_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(dict(spec or {}), handle)
-        argv = helm_template_argv(helm, source, release_name, release_namespace, values_file)
-        output = _run_helm(argv, home, run_command)
+        argv = helm_template_argv(helm, source, release_name, release_namespace)
+        output = _run_helm(argv, home, run_command, values)
     return sort_output(output, release_name, release_namespace)
 
 

@@ -48,8 +48,10 @@ DELETE_PHASES = helm.DELETE_PHASE_HOOKS  # pre-delete, post-delete
 Objects = List[Dict[str, Any]]
 
 
-def _no_commands(argv: List[str], environ_update: Optional[Mapping[str, str]] = None) -> Tuple[int, str, str]:
-    del environ_update
+def _no_commands(
+    argv: List[str], environ_update: Optional[Mapping[str, str]] = None, stdin: Optional[str] = None
+) -> Tuple[int, str, str]:
+    del environ_update, stdin
     raise SourceError(f"cannot run {argv[0]} here: reading this source needs a command runner")
 
 

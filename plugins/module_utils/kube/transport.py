@@ -6,8 +6,8 @@ credentials every request carries (``kubeconfig.ClientConfig``).
 As the ``kubernetes`` package's REST client does: the CA of the kubeconfig (the system's when none is given),
 client certificates, ``insecure-skip-tls-verify``, ``tls-server-name``, the kubeconfig's ``proxy-url`` or the
 ``HTTPS_PROXY``/``NO_PROXY`` environment, TCP keep-alive as client-go sets it. Inline client certificates (an exec
-plugin's, ``client-certificate-data``) are loaded into the TLS context from files that exist only for that moment,
-in a private temporary directory.
+plugin's, ``client-certificate-data``) are loaded into the TLS context from anonymous memory files (Linux), else
+from files that exist only for that moment, in a private temporary directory (issue 26).
 """
 
 from __future__ import annotations
@@ -58,18 +58,49 @@ def _keepalive_options() -> List[Tuple[int, int, int]]:
 
 def _load_client_certificate(context: ssl.SSLContext, config: ClientConfig) -> None:
     if config.cert_data and config.key_data:
-        import tempfile  # pylint: disable=import-outside-toplevel  # only for inline certificates
-
-        with tempfile.TemporaryDirectory(prefix="nubes-kube-") as private:  # mode 0700, removed right after
-            paths = []
-            for name, data in (("client.crt", config.cert_data), ("client.key", config.key_data)):
-                path = os.path.join(private, name)
-                with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
-                    handle.write(data)
-                paths.append(path)
-            context.load_cert_chain(paths[0], paths[1])
+        if not _load_from_memory(context, config.cert_data, config.key_data):
+            _load_from_private_files(context, config.cert_data, config.key_data)
     elif config.cert_file and config.key_file:
         context.load_cert_chain(config.cert_file, config.key_file)
+
+
+def _load_from_memory(context: ssl.SSLContext, cert_data: str, key_data: str) -> bool:
+    """Issue 26: an inline certificate and key (the stdlib loads them from paths only) in anonymous memory files
+    (Linux memfd), loaded through /proc/self/fd and closed at once: they are in no file system. False where there are
+    no memory files (another system, no /proc, memfd_create refused): nothing was loaded."""
+    memfd_create = getattr(os, "memfd_create", None)
+    if memfd_create is None or not os.path.isdir("/proc/self/fd"):
+        return False
+    descriptors: List[int] = []
+    try:
+        for name, data in (("client.crt", cert_data), ("client.key", key_data)):
+            try:
+                descriptors.append(memfd_create(f"nubes-kube-{name}", getattr(os, "MFD_CLOEXEC", 0)))
+            except OSError:
+                return False
+            with os.fdopen(descriptors[-1], "w", encoding="utf-8", closefd=False) as handle:
+                handle.write(data)
+        cert_path, key_path = (f"/proc/self/fd/{descriptor}" for descriptor in descriptors)
+        context.load_cert_chain(cert_path, key_path)
+    finally:
+        for descriptor in descriptors:
+            os.close(descriptor)
+    return True
+
+
+def _load_from_private_files(context: ssl.SSLContext, cert_data: str, key_data: str) -> None:
+    """Without memory files: the certificate and key in files of mode 0600 in a private (0700) temporary directory,
+    removed as soon as the TLS context has loaded them."""
+    import tempfile  # pylint: disable=import-outside-toplevel  # only for inline certificates
+
+    with tempfile.TemporaryDirectory(prefix="nubes-kube-") as private:  # mode 0700, removed right after
+        paths = []
+        for name, data in (("client.crt", cert_data), ("client.key", key_data)):
+            path = os.path.join(private, name)
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+                handle.write(data)
+            paths.append(path)
+        context.load_cert_chain(paths[0], paths[1])
 
 
 def ssl_context(config: ClientConfig) -> ssl.SSLContext:

@@ -6,9 +6,12 @@ cluster UID; ``alice`` is named in the 403) (C11)."""
 
 from __future__ import annotations
 
+import base64
 import datetime
 import json
+import os
 import shutil
+import ssl
 import sys
 import tempfile
 import textwrap
@@ -108,6 +111,43 @@ def test_exec_plugin_client_certificate_is_the_identity(local_cluster, ca_settin
     assert set(Path(tempfile.gettempdir()).glob("nubes-kube-*")) == before, "inline certificates never stay on disk"
     with pytest.raises(Forbidden, match='User "alice"'):
         api.cluster_uid()
+
+
+def files_holding(directory: Path, secret: str) -> list:
+    """The files under `directory` whose text contains `secret`."""
+    return [str(p) for p in directory.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+def test_inline_client_key_is_in_no_file(
+    local_cluster, ca_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26 (the in-process path writes nothing of the task's arguments to disk): an inline client key
+    (client-key-data) reaches OpenSSL through anonymous memory files (memfd, in no file system); while the TLS
+    context loads it, no file in the temporary directory holds it; the apiserver sees the certificate's user."""
+    pki = local_cluster.state.pki
+    key = pem(pki / "user-alice.key")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    loaded = []
+    load_cert_chain = ssl.SSLContext.load_cert_chain
+
+    def watching(context, certfile, keyfile=None, password=None):  # records what OpenSSL is given, then loads it
+        loaded.append((os.readlink(certfile), os.readlink(keyfile), files_holding(temporary, key.strip())))
+        return load_cert_chain(context, certfile, keyfile, password)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_cert_chain", watching)
+    user = {
+        "client-certificate-data": base64.b64encode((pki / "user-alice.crt").read_bytes()).decode(),
+        "client-key-data": base64.b64encode(key.encode()).decode(),
+    }
+    api = connect(ConnectionOptions(kubeconfig=kubeconfig_of(local_cluster.server, user, ca_settings)))
+    with pytest.raises(Forbidden, match='User "alice"'):
+        api.cluster_uid()
+    [(cert_target, key_target, holding)] = loaded
+    assert cert_target.startswith("/memfd:nubes-kube-client.crt")
+    assert key_target.startswith("/memfd:nubes-kube-client.key")  # "/memfd:<name> (deleted)": in no file system
+    assert holding == [] and list(temporary.iterdir()) == []
 
 
 @pytest.fixture

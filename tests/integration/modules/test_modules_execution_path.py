@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -233,28 +234,77 @@ def test_a_dependency_missing_on_the_controller_takes_the_module_path(emu: Emula
     assert live(emu, name)
 
 
-def test_in_process_writes_nothing_of_the_task_to_disk(emu: EmulatorServer, tmp_path: Path) -> None:
-    """Issue 26 (security): in-process, nothing of the task's arguments lands in a file: the module path's
-    AnsiballZ payload (which holds them) is never written under the remote tmp directory."""
-    remote_tmp = tmp_path / "remote-tmp"
-    name, password = unique(), "Pw-" + uuid.uuid4().hex
-    task = {"nubes.cloud.dummy": {"resource_name": name, "resource_realm": "dummy", "bodymessage": password}}
-    play = local_play(
-        [{**task, "register": "written"}],
-        vars={"ansible_python_interpreter": sys.executable, "ansible_remote_tmp": str(remote_tmp)},
-    )
-    env = {"ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_PIPELINING": "0"}
-    output, results = run_plays(emu, tmp_path / "run", [play], "localhost\n", env)
-    assert len(task_lines(output, IN_PROCESS)) == 1 and not results["written"].get("failed")
-    payloads = [p for p in remote_tmp.rglob("*") if p.is_file() and "AnsiballZ_dummy" in p.name]
-    assert payloads == []
-    assert live(emu, name)
+def files_holding(directories: list[Path], secret: str, leave_out: frozenset[Path] = frozenset()) -> list[str]:
+    """The files under `directories` (but `leave_out`) whose bytes contain `secret`; files that vanish meanwhile (other
+    runs share ~/.ansible/tmp) are skipped."""
+    found = []
+    for directory in directories:
+        for path in directory.rglob("*") if directory.is_dir() else ():
+            try:
+                if path not in leave_out and path.is_file() and secret.encode() in path.read_bytes():
+                    found.append(str(path))
+            except OSError:
+                continue
+    return found
 
-    module_tmp = tmp_path / "module-tmp"
-    play["vars"]["ansible_remote_tmp"] = str(module_tmp)
-    play["vars"]["nubes_execution"] = "module"
-    twin = {"nubes.cloud.dummy": {**task["nubes.cloud.dummy"], "resource_name": unique()}}  # its own state file
-    play["tasks"] = [{**twin, "register": "written"}]
-    run_plays(emu, tmp_path / "module", [play], "localhost\n", env)
-    written = [p for p in module_tmp.rglob("*") if p.is_file() and "AnsiballZ_dummy" in p.name]
-    assert written and any(password.encode() in p.read_bytes() for p in written)  # the module path's payload did
+
+def run_with_a_password(emu: EmulatorServer, base: Path, password: str, play_vars: dict[str, Any]) -> dict[str, Any]:
+    """A pgadmin create with `password` as its argument, ansible's local and remote tmp in `base` and TMPDIR in a
+    short directory of its own (ansible-core 2.21 puts a Unix socket there, whose path must stay short; remote files
+    kept); the -vvv output, the result and the files that hold the password after the run (the playbook itself left
+    out)."""
+    name = unique()
+    with tempfile.TemporaryDirectory(prefix="nubes26-") as short:
+        tmp = {"tmpdir": Path(short), **{part: base / part for part in ("local-tmp", "remote-tmp")}}
+        return _run_with_a_password(emu, base, password, play_vars, name, tmp)
+
+
+def _run_with_a_password(
+    emu: EmulatorServer, base: Path, password: str, play_vars: dict[str, Any], name: str, tmp: dict[str, Path]
+) -> dict[str, Any]:
+    for directory in tmp.values():
+        directory.mkdir(parents=True, exist_ok=True)
+    task = {
+        "nubes.cloud.pgadmin": {
+            "resource_name": name,
+            "domain": name,
+            "login": "admin@example.test",
+            "password": password,
+            "resource_realm": "k8s-3.ext.nubes.ru",
+        }
+    }
+    remote_tmp = {"ansible_remote_tmp": str(tmp["remote-tmp"])}
+    play_vars = {**play_vars, "ansible_python_interpreter": sys.executable, **remote_tmp}
+    env = {
+        "TMPDIR": str(tmp["tmpdir"]),
+        "ANSIBLE_LOCAL_TEMP": str(tmp["local-tmp"]),
+        "ANSIBLE_KEEP_REMOTE_FILES": "1",
+        "ANSIBLE_PIPELINING": "0",
+    }
+    workdir = base / "run"
+    play = local_play([{**task, "register": "written"}], vars=play_vars)
+    output, results = run_plays(emu, workdir, [play], "localhost\n", env)
+    watched = [*tmp.values(), Path.home() / ".ansible" / "tmp", workdir]
+    return {
+        "output": output,
+        "result": results["written"],
+        "live": live(emu, name),
+        "found": files_holding(watched, password, frozenset({workdir / "play.yml"})),
+    }
+
+
+def test_in_process_writes_nothing_of_the_task_to_disk(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 26 (security): in-process, no file holds a password given as a task argument after the run: not
+    TMPDIR, the controller's local tmp, ~/.ansible/tmp, the remote tmp (remote files kept), nor the state file or
+    anything else the run wrote next to the playbook. On the module path the kept AnsiballZ payload holds it (the
+    scan finds what is there)."""
+    password = "Pw-" + uuid.uuid4().hex
+    in_process = run_with_a_password(emu, tmp_path / "in-process", password, {})
+    assert task_lines(in_process["output"], "nubes.cloud: nubes.cloud.pgadmin runs in the controller's process")
+    assert not in_process["result"].get("failed") and in_process["live"], in_process["result"]
+    assert in_process["found"] == []
+
+    module = run_with_a_password(emu, tmp_path / "module", password, {"nubes_execution": "module"})
+    assert task_lines(module["output"], "nubes.cloud: nubes.cloud.pgadmin runs as a module: forced")
+    assert not module["result"].get("failed") and module["live"], module["result"]
+    assert any("AnsiballZ_pgadmin" in path for path in module["found"]), module["found"]

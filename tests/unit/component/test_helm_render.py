@@ -9,6 +9,8 @@ import copy
 import json
 import os
 import subprocess
+import tempfile
+import uuid
 from pathlib import Path
 from typing import Any, Dict, Iterable, Optional
 
@@ -296,16 +298,17 @@ def test_is_chart(tmp_path: Path) -> None:
 
 def test_helm_runs_through_the_given_runner(helm_binary: str) -> None:
     """module_utils starts no process itself: helm runs through the runner (here one that records the call), with
-    helm's home directories moved to a temporary place and the spec in a values file, never on the command line."""
+    helm's home directories moved to a temporary place and the spec on helm's standard input (`--values -`, last, so
+    it wins), never on the command line (issue 26)."""
     calls = []
 
-    def recording(argv, environ_update):
-        calls.append((list(argv), dict(environ_update)))
-        return run_command(argv, environ_update)
+    def recording(argv, environ_update=None, stdin=None):
+        calls.append((list(argv), dict(environ_update), stdin))
+        return run_command(argv, environ_update, stdin)
 
     source = HelmSource(chart=str(SHOP), helm_binary=helm_binary, values_files=(str(SHOP / "values.yaml"),))
     render_chart(source, "shop", "team-a", {"password": "s3cret"}, recording)
-    [(argv, env)] = calls
+    [(argv, env, stdin)] = calls
     assert argv[:8] == [
         helm_binary,
         "template",
@@ -316,10 +319,42 @@ def test_helm_runs_through_the_given_runner(helm_binary: str) -> None:
         "--include-crds",
         "--values",
     ]
-    assert argv[8] == str(SHOP / "values.yaml") and argv[9] == "--values" and argv[10].endswith("spec-values.json")
+    assert argv[8:11] == [str(SHOP / "values.yaml"), "--values", "-"]
+    assert json.loads(stdin) == {"password": "s3cret"}
     assert not any("s3cret" in arg for arg in argv)
     assert sorted(env) == ["HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME", "HELM_PLUGINS"]
-    assert not os.path.exists(argv[10])  # the spec's values file is gone after the run
+
+
+def files_holding(directory: Path, secret: str) -> list[str]:
+    """The files under `directory` whose bytes contain `secret`."""
+    return [str(p) for p in directory.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+def test_no_file_holds_the_spec_while_helm_runs(
+    helm_binary: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26 (the in-process path writes nothing of the task's arguments to disk): while helm runs, no file in the
+    temporary directory (where helm's home is made) holds a secret of the spec, and the chart renders with it."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    secret = f"Pw-{uuid.uuid4().hex}"
+    creds = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n"
+    creds += "  password: {{ .Values.db.password | quote }}\n"
+    chart = _chart(tmp_path, {"templates/creds.yaml": creds})
+    found: Dict[str, list[str]] = {}
+
+    def watching(argv, environ_update=None, stdin=None):
+        found["during"] = files_holding(temporary, secret)
+        found["helm home"] = [str(p) for p in temporary.iterdir()]
+        return run_command(argv, environ_update, stdin)
+
+    render = render_chart(
+        HelmSource(chart=str(chart), helm_binary=helm_binary), "shop", "team-a", {"db": {"password": secret}}, watching
+    )
+    assert render.objects[0].obj["stringData"] == {"password": secret}
+    assert found["during"] == [] and len(found["helm home"]) == 1  # helm's home was there, without the spec
+    assert list(temporary.iterdir()) == []  # and is gone
 
 
 def test_runner_reports_a_hung_or_missing_program(tmp_path: Path) -> None:
