@@ -36,22 +36,14 @@ MODULE_MARK = "nubes.cloud: nubes.cloud.component runs as a module: forced by NU
 
 
 def stable(value: Any) -> Any:
-    """`value` without what differs between two equal runs: uids, resource versions, times, object status, and the
-    number of reads of a readiness wait (`api_calls`: see `writes_only`)."""
+    """`value` without what differs between two equal runs: uids, resource versions, times, object status."""
     if isinstance(value, dict):
-        return {k: writes_only(v) if k == "api_calls" else stable(v) for k, v in value.items() if k not in VOLATILE}
+        return {k: stable(v) for k, v in value.items() if k not in VOLATILE}
     if isinstance(value, list):
         return [stable(v) for v in value]
     if isinstance(value, str):
         return TIME.sub("<time>", UUID.sub("<uid>", value))
     return value
-
-
-def writes_only(calls: Dict[str, int]) -> Dict[str, int]:
-    """The write requests of a result's `api_calls` (per method). How many GETs a step makes is timing, not path: a
-    readiness wait reads the Deployment until the apiserver's controllers report the rollout (one CI run counted 9
-    on one path and 12 on the other for the same scale-up, with equal writes). The writes must be equal."""
-    return {method: count for method, count in calls.items() if method not in ("GET", "total")}
 
 
 def differences(left: Any, right: Any, path: str = "") -> List[str]:
