@@ -110,7 +110,8 @@ def profile_section(profile: Dict[str, Any]) -> str:
         " `sitecustomize` on the bench's PYTHONPATH only; `bench/worker_profile.py`): its CPU seconds (user + system"
         " of the whole worker, from the fork to the result), its wall seconds, and how many modules it imported"
         " itself rather than inheriting them from `ansible-playbook`'s main process. The self-time and function"
-        " tables come from a second run under cProfile (its own overhead included), per task.\n\n"
+        " tables come from a second run under cProfile, per task: its clock is the wall clock, so waiting for an answer"
+        " counts in the function that waits (a socket read), and its own overhead is included.\n\n"
         + _table(["task", "worker CPU", "worker wall", "modules the worker imports", "of them nubes.cloud's"], rows)
     ]
     packages = sorted({p for _label, w in workers for p in w.get("profile", {}).get("self_seconds_by_package", {})})
