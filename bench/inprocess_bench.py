@@ -139,6 +139,7 @@ def measure_profile(workdir: Path) -> dict[str, Any]:
     tasks (300 objects) in another."""
     import worker_profile
     from component_compare import Cluster, overhead_task
+
     from tests.emulator import EmulatorServer
 
     debug = [{"name": f"debug {i}", "ansible.builtin.debug": {"msg": "hello"}} for i in range(TASKS)]

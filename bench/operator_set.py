@@ -150,7 +150,9 @@ def measure(kubeconfig: str, fair_kubectl: str, image_kubectl: str, rounds: int,
                 raw.setdefault(tool, {}).setdefault(phase, []).append(seconds)
         for phase in PHASES:
             for tool in COMPONENTS:
-                ratios.setdefault(f"{tool}/kubectl {phase}", []).append(figures[tool][phase] / figures["kubectl"][phase])
+                ratios.setdefault(f"{tool}/kubectl {phase}", []).append(
+                    figures[tool][phase] / figures["kubectl"][phase]
+                )
     return {
         "shape": SHAPE,
         "objects": count_objects(),

@@ -80,7 +80,10 @@ CHECKS: Dict[str, List[Tuple[str, Figure]]] = {
         ("50 instances forks 10, first converge / ping, runtime-only venv", _path("figures", "converge_vs_ping")),
         ("50 instances forks 10, first converge / ping, dev venv", _path("dev", "figures", "converge_vs_ping")),
         # issue 26: the no-op in the controller's process (the rows above run as modules)
-        ("50 instances forks 10, no-op in-process / ping, runtime-only venv", _path("figures", "noop_inprocess_vs_ping")),
+        (
+            "50 instances forks 10, no-op in-process / ping, runtime-only venv",
+            _path("figures", "noop_inprocess_vs_ping"),
+        ),
         ("50 instances forks 10, no-op in-process / ping, dev venv", _path("dev", "figures", "noop_inprocess_vs_ping")),
     ],
     "parallel": [

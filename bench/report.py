@@ -668,7 +668,12 @@ def scale_section(scale: Dict[str, Any]) -> str:
             "scale",
             f"{scale['instances']} instances, forks {scale['forks']}: wall time",
             ["ping (floor)", "first converge", "no-op re-run", "no-op in-process"],
-            [("wall time", [figures.get(k) for k in ("ping_wall", "converge_wall", "no-op_wall", "no-op_inprocess_wall")])],
+            [
+                (
+                    "wall time",
+                    [figures.get(k) for k in ("ping_wall", "converge_wall", "no-op_wall", "no-op_inprocess_wall")],
+                )
+            ],
             "seconds",
         )
     )
@@ -719,7 +724,11 @@ def parallel_section(par: Dict[str, Any]) -> str:
     ]
     if f.get("parallel_inprocess_span"):  # issue 26: the same two plays in the controller's process
         rows += [
-            [f"{label}, in the controller's process (issue 26)", span(f[f"{key}_span"], " s"), span(f[f"{key}_wall"], " s")]
+            [
+                f"{label}, in the controller's process (issue 26)",
+                span(f[f"{key}_span"], " s"),
+                span(f[f"{key}_wall"], " s"),
+            ]
             for label, key in (
                 ("one create (waiting)", "one_inprocess"),
                 ("three creates with `wait: false`, then one `operation_info` task", "parallel_inprocess"),

@@ -117,7 +117,10 @@ def profile_section(profile: Dict[str, Any]) -> str:
     packages = sorted({p for _label, w in workers for p in w.get("profile", {}).get("self_seconds_by_package", {})})
     if packages:
         rows = [
-            [package, *(_seconds(w.get("profile", {}).get("self_seconds_by_package", {}).get(package)) for _l, w in workers)]
+            [
+                package,
+                *(_seconds(w.get("profile", {}).get("self_seconds_by_package", {}).get(package)) for _l, w in workers),
+            ]
             for package in packages
         ]
         out.append("\nSelf time in the worker by package (cProfile, seconds per task):\n\n")
@@ -126,7 +129,12 @@ def profile_section(profile: Dict[str, Any]) -> str:
         top = w.get("profile", {}).get("top_cumulative", [])[:TOP_ROWS]
         if top:
             out.append(f"\nThe functions with the most cumulative time, {label} (cProfile, seconds per task):\n\n")
-            out.append(_table(["function", "cumulative", "calls"], [[f"`{t['function']}`", _seconds(t["seconds"]), f"{t['calls']:g}"] for t in top]))
+            out.append(
+                _table(
+                    ["function", "cumulative", "calls"],
+                    [[f"`{t['function']}`", _seconds(t["seconds"]), f"{t['calls']:g}"] for t in top],
+                )
+            )
     calls = profile.get("component", {}).get("api_calls_of_a_no_op")
     if calls:
         out.append(f"\nAPI calls of a no-op component task (300 objects), from its result: `{calls}`.\n")

@@ -210,7 +210,9 @@ def test_issue26_rows_are_read_from_each_areas_in_process_figures() -> None:
         "parallel": {"figures": {"parallel_over_one_inprocess": stat(1.2)}},
         "component": {
             "sizes": [{"objects": 300, "ratios": {"component (in-process)/k8s no-op re-apply": stat(0.25)}}],
-            "operator_set": {"ratios": {f"component (in-process)/kubectl {p}": stat(0.6) for p in ("no-op", "check+diff")}},
+            "operator_set": {
+                "ratios": {f"component (in-process)/kubectl {p}": stat(0.6) for p in ("no-op", "check+diff")}
+            },
         },
     }
     rows = {row[0]: row[1:] for row in report_issue26.targets(data)}
