@@ -55,7 +55,10 @@ KUBECTL_REQUEST = re.compile(
     r'round_trippers\.go:\d+\] (GET|POST|PUT|PATCH|DELETE|HEAD) https?://|"Response" verb="(GET|POST|PUT|PATCH|DELETE)"'
 )
 METRIC = re.compile(r"^apiserver_request_total\{(?P<labels>[^}]*)\} (?P<value>[0-9.e+]+)$")
-TOOLS = ("kubectl", "kubectl (image)", "component", "k8s", "k8s-loop")
+# "component" runs as a module (the peak RSS of its module process; the rows of issue 19), "component (in-process)"
+# in the controller's process, the default for a local target (issue 26)
+TOOLS = ("kubectl", "kubectl (image)", "component", "component (in-process)", "k8s", "k8s-loop")
+COMPONENT_TOOLS = ("component", "component (in-process)")
 LOOP_MAX_OBJECTS = 300  # with --with-loop: `kubernetes.core.k8s` once per object, measured once, for sizes <= this
 PARTS = ("sizes", "overhead", "costs", "floor", "operator", "drift")
 IMAGE_KUBECTL_MAX_OBJECTS = 300  # the image's kubectl (reference only): first round, sizes <= this
@@ -193,7 +196,7 @@ class Runs:
         return {"seconds": seconds, "calls": float(calls), "peak_rss_mib": self._peak_rss_since(offset)}
 
     def module(self, tool: str, namespace: str) -> dict[str, float]:
-        if tool == "component":
+        if tool in COMPONENT_TOOLS:
             task = {
                 "name": "component",
                 "nubes.cloud.component": {
@@ -229,19 +232,19 @@ class Runs:
                 "loop_control": {"label": "{{ item.kind }}/{{ item.metadata.name }}"},
             }
         play = local_play([task])
-        play["vars"] = {"ansible_python_interpreter": str(BENCH / "peak_rss")}
+        in_process = tool == "component (in-process)"  # no module process: no peak RSS of one
+        if not in_process:  # a module process, through bench/peak_rss as its interpreter
+            play["vars"] = {"ansible_python_interpreter": str(BENCH / "peak_rss"), "nubes_execution": "module"}
         offset = self._rss_lines()
         run = self.playbooks.run([play])
         record = run.tasks[0]
         if record.status != "ok":
             raise RuntimeError(f"{tool} task {record.status}: {record.msg}")
         calls = float(record.api_calls.get("total", 0)) if isinstance(record.api_calls, dict) else -1.0
-        return {
-            "seconds": record.seconds,
-            "calls": calls,
-            "peak_rss_mib": self._peak_rss_since(offset),
-            "changed": record.changed,
-        }
+        figures = {"seconds": record.seconds, "calls": calls, "changed": record.changed}
+        if not in_process:
+            figures["peak_rss_mib"] = self._peak_rss_since(offset)
+        return figures
 
     def apply(self, tool: str, namespace: str) -> dict[str, float]:
         before = self.cluster.apiserver_requests()
@@ -304,15 +307,15 @@ def measure_size(
             finally:
                 cluster.drop(namespace)
         for phase in ("first apply", "no-op re-apply"):
-            ours = round_figures["component"][phase]["seconds"]
-            ratios.setdefault(f"component/kubectl {phase}", []).append(
-                ours / round_figures["kubectl"][phase]["seconds"]
-            )
-            if "k8s" in round_figures:
-                ratios.setdefault(f"component/k8s {phase}", []).append(ours / round_figures["k8s"][phase]["seconds"])
+            for tool in COMPONENT_TOOLS:  # "component/..." and "component (in-process)/..."
+                ours = round_figures[tool][phase]["seconds"]
+                for other in ("kubectl", "k8s"):
+                    if other in round_figures:
+                        theirs = round_figures[other][phase]["seconds"]
+                        ratios.setdefault(f"{tool}/{other} {phase}", []).append(ours / theirs)
             if "k8s-loop" in round_figures:
                 ratios.setdefault(f"k8s-loop/component {phase}", []).append(
-                    round_figures["k8s-loop"][phase]["seconds"] / ours
+                    round_figures["k8s-loop"][phase]["seconds"] / round_figures["component"][phase]["seconds"]
                 )
     print(f"component: {size} objects, engine in-process (bench/engine_300.py)", flush=True)
     return {
@@ -349,9 +352,11 @@ def overhead_task(cluster: Cluster, workdir: Path, prefix: str) -> tuple[Path, s
 def measure_overhead(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any]:
     """Whole playbooks in turn: one `debug` task, one `ansible.builtin.ping` task, one no-op component task (300
     objects, applied once before). Wall and CPU seconds (ansible-playbook and everything it ran); the component's
-    and ping's overhead above the debug playbook per round."""
+    and ping's overhead above the debug playbook per round. The component runs as a module
+    (`NUBES_EXECUTION=module`: the row of issue 19; bench/inprocess_bench.py measures both paths for issue 26)."""
     _manifest, namespace, task = overhead_task(cluster, workdir, "bench-overhead")
     playbooks = Playbooks(workdir=workdir)
+    playbooks.extra_env = {"NUBES_EXECUTION": "module"}
     plays = {
         "debug": [local_play([{"name": "debug", "ansible.builtin.debug": {"msg": "hello"}}])],
         "ping": [local_play([{"name": "ping", "ansible.builtin.ping": {}}])],

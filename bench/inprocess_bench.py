@@ -9,8 +9,11 @@
   once before) on each path; the component's cost above the debug playbook per round (the target: <= +0.3 s).
   Runs against the running local control plane of the tests (tests/cluster/up starts it when it is down, and it is
   left running), or your own cluster with NUBES_TEST_EXTERNAL_CLUSTER=1 KUBECONFIG=<path>.
+- profile: where an in-process task's time goes, in the worker ansible-core forks for it (bench/worker_profile.py):
+  its CPU and wall seconds, the modules it imports itself, and a cProfile of it, for `debug` tasks (any task's
+  floor), no-op `nubes.cloud.dummy` tasks and no-op component tasks; and the API calls of a component no-op.
 
-Run: .venv/bin/python bench/inprocess_bench.py [--part cloud,component]  (BENCH_QUICK=1 for fewer rounds)
+Run: .venv/bin/python bench/inprocess_bench.py [--part cloud,component,profile]  (BENCH_QUICK=1 for fewer rounds)
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from benchlib import RESULTS, ROOT, Playbooks, local_play, quick, save, summary
 
 TASKS = 10
 PATHS = {"in-process": "", "module": "module"}  # NUBES_EXECUTION of each path ("" is the default: auto)
+PARTS = ("cloud", "component", "profile")
 
 
 def rounds() -> int:
@@ -129,19 +133,53 @@ def measure_component(workdir: Path) -> dict[str, Any]:
     }
 
 
+def measure_profile(workdir: Path) -> dict[str, Any]:
+    """Where an in-process task's time goes, in its own worker (bench/worker_profile.py): 10 `debug` tasks (what any
+    task's worker costs) and 10 no-op `nubes.cloud.dummy` tasks in one play; one `debug` and three no-op component
+    tasks (300 objects) in another."""
+    import worker_profile
+    from component_compare import Cluster, overhead_task
+
+    from tests.emulator import EmulatorServer
+
+    debug = [{"name": f"debug {i}", "ansible.builtin.debug": {"msg": "hello"}} for i in range(TASKS)]
+    with EmulatorServer(seed=1, op_duration=0.2) as emu:
+        playbooks = Playbooks(endpoint=emu.endpoint, token=emu.token)
+        noop = {"nubes.cloud.dummy": {"resource_name": f"bench-ip-{uuid.uuid4().hex[:8]}", "resource_realm": "dummy"}}
+        playbooks.run([local_play([{"name": "create", **noop}])])  # the create, not measured
+        tasks = [*debug, *({"name": f"no-op {i}", **noop} for i in range(TASKS))]
+        cloud = worker_profile.measure(playbooks, [local_play(tasks)], ("ansible.builtin.debug", "nubes.cloud.dummy"))
+    cluster = Cluster(test_cluster_kubeconfig(), "kubectl", "kubectl")
+    _manifest, namespace, task = overhead_task(cluster, workdir, "bench-inprocess-profile")
+    playbooks = Playbooks(workdir=workdir)
+    try:
+        first = playbooks.run([local_play([task])])  # the first apply, not measured
+        if not first.tasks[0].changed:
+            raise RuntimeError("the component's first apply changed nothing")
+        noop_run = playbooks.run([local_play([task])])
+        play = local_play([debug[0], *({**task, "name": f"component no-op {i}"} for i in range(3))])
+        component = worker_profile.measure(playbooks, [play], ("ansible.builtin.debug", "nubes.cloud.component"))
+    finally:
+        cluster.drop(namespace)
+    component["api_calls_of_a_no_op"] = noop_run.tasks[0].api_calls
+    return {"cloud": cloud, "component": component}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", default="cloud,component", help="comma-separated: cloud, component")
+    parser.add_argument("--part", default=",".join(PARTS), help="comma-separated: " + ", ".join(PARTS))
     args = parser.parse_args()
     parts = [p for p in args.part.split(",") if p]
     sys.path.insert(0, str(ROOT))
     earlier = RESULTS / "inprocess.json"  # a part not re-run keeps its figures
     kept = json.loads(earlier.read_text(encoding="utf-8")) if earlier.is_file() else {}
-    data: dict[str, Any] = {part: kept[part] for part in ("cloud", "component") if part in kept and part not in parts}
+    data: dict[str, Any] = {part: kept[part] for part in PARTS if part in kept and part not in parts}
     if "cloud" in parts:
         data["cloud"] = measure_cloud()
     if "component" in parts:
         data["component"] = measure_component(Playbooks().workdir)
+    if "profile" in parts:
+        data["profile"] = measure_profile(Playbooks().workdir)
     save("inprocess", data)
     return 0
 

@@ -7,7 +7,8 @@ once, then measured: the no-op re-apply (`nubes.cloud.component` task; `kubectl 
 check with diff (`nubes.cloud.component` with `check_mode: true` and `diff: true`; `kubectl diff --server-side
 -k`, which exits 0 when nothing would change). Both sides build the overlay with the same kubectl binary: the
 component's action plugin runs `kubectl kustomize` from PATH, which the bench points at the kubectl under test.
-"""
+The component runs as a module (`NUBES_EXECUTION=module`, the row of issue 19) and in the controller's process (the
+default for a local target, issue 26), each on its own copy of the set."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple
 
 from benchlib import BIN, Playbooks, ensure_repo_on_path, local_play, summary
 
 SHAPE = "delivery"
 PHASES = ("no-op", "check+diff")
+# NUBES_EXECUTION of the component's tools: issue 19's row ran it as a module, issue 26's in the controller's process
+COMPONENTS = {"component": "module", "component (in-process)": ""}
 
 
 def write_set(root: Path) -> Dict[str, Any]:
@@ -79,11 +82,16 @@ def kubectl_remove(kubectl: str, kubeconfig: str, bundle: Dict[str, Any]) -> Non
 class Component:
     """The bundle through `nubes.cloud.component` tasks (task time from the bench callback)."""
 
-    def __init__(self, kubeconfig: str, kubectl: str, workdir: Path) -> None:
+    def __init__(self, kubeconfig: str, kubectl: str, workdir: Path, execution: str) -> None:
         self.kubeconfig = kubeconfig
+        workdir.mkdir(parents=True, exist_ok=True)
         self.playbooks = Playbooks(workdir=workdir)
-        # the action plugin builds the overlay with `kubectl kustomize` from PATH: the kubectl under test
-        self.playbooks.extra_env = {"PATH": f"{BIN}{os.pathsep}{Path(kubectl).parent}{os.pathsep}{os.environ['PATH']}"}
+        # the action plugin builds the overlay with `kubectl kustomize` from PATH: the kubectl under test;
+        # NUBES_EXECUTION: `module`, or "" for the default (in the controller's process, issue 26)
+        self.playbooks.extra_env = {
+            "PATH": f"{BIN}{os.pathsep}{Path(kubectl).parent}{os.pathsep}{os.environ['PATH']}",
+            "NUBES_EXECUTION": execution,
+        }
 
     def task(self, bundle: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
         options = {
@@ -115,17 +123,22 @@ class Component:
 
 
 def measure(kubeconfig: str, fair_kubectl: str, image_kubectl: str, rounds: int, workdir: Path) -> Dict[str, Any]:
-    """Rounds of: the component, the fair kubectl (same bundle, each its own copy); the image's kubectl once."""
-    component = Component(kubeconfig, fair_kubectl, workdir)
+    """Rounds of: the component as a module and in the controller's process (issue 26), the fair kubectl (same
+    bundle, each its own copy); the image's kubectl once."""
+    components = {
+        tool: Component(kubeconfig, fair_kubectl, workdir / f"component-{execution or 'auto'}", execution)
+        for tool, execution in COMPONENTS.items()
+    }
     raw: Dict[str, Dict[str, List[float]]] = {}
     ratios: Dict[str, List[float]] = {}
-    tools = [("component", None), ("kubectl", fair_kubectl)]
+    tools: List[Tuple[str, Optional[str]]] = [*((tool, None) for tool in COMPONENTS), ("kubectl", fair_kubectl)]
     for index in range(rounds):
         figures: Dict[str, Dict[str, float]] = {}
         for tool, kubectl in tools + ([("kubectl (image)", image_kubectl)] if index == 0 and image_kubectl else []):
             print(f"component: operator set ({SHAPE}), round {index + 1}/{rounds}, {tool}", flush=True)
             bundle = write_set(workdir / "sets")
             if kubectl is None:
+                component = components[tool]
                 component.install(bundle)
                 figures[tool] = component.phases(bundle)
                 component.remove(bundle)
@@ -136,9 +149,10 @@ def measure(kubeconfig: str, fair_kubectl: str, image_kubectl: str, rounds: int,
             for phase, seconds in figures[tool].items():
                 raw.setdefault(tool, {}).setdefault(phase, []).append(seconds)
         for phase in PHASES:
-            ratios.setdefault(f"component/kubectl {phase}", []).append(
-                figures["component"][phase] / figures["kubectl"][phase]
-            )
+            for tool in COMPONENTS:
+                ratios.setdefault(f"{tool}/kubectl {phase}", []).append(
+                    figures[tool][phase] / figures["kubectl"][phase]
+                )
     return {
         "shape": SHAPE,
         "objects": count_objects(),

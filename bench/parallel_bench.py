@@ -9,6 +9,11 @@ plays per round, in a rotating order:
 - parallel: the same three with `wait: false`, then one `nubes.cloud.operation_info` task with `wait: true`;
 - floor: three `ansible.builtin.ping` tasks (what three task starts cost Ansible itself on this machine now).
 
+Those run as modules (`NUBES_EXECUTION=module`: the row of issue 18); issue 26 adds, in the controller's process (the
+default for a local target):
+
+- one in-process, parallel in-process: the one create and the parallel play again (target: <= 1.1x).
+
 The time of a play is the span from its first task's start to its last task's result (bench callback), so the
 ansible-playbook start-up, the same for every play, is left out; the whole process's wall time is recorded too.
 Ratios are computed per round. The emulator's own operation timestamps give the cloud time of the parallel
@@ -37,7 +42,18 @@ from tests.emulator import EmulatorServer  # noqa: E402
 
 CREATE_SECONDS = 6.0
 TARGET_PARALLEL_OVER_ONE = 1.3
+TARGET_PARALLEL_OVER_ONE_INPROCESS = 1.1  # issue 26: both plays in the controller's process
 REALM = "k8s-3.ext.nubes.ru"
+# NUBES_EXECUTION of each play: issue 18's plays run as modules (what their row was measured on), issue 26's two in
+# the controller's process, the default for a local target
+EXECUTION = {
+    "one": "module",
+    "sequential": "module",
+    "parallel": "module",
+    "floor": "",
+    "one in-process": "",
+    "parallel in-process": "",
+}
 
 
 def creates(prefix: str, wait: bool) -> list[dict[str, Any]]:
@@ -63,12 +79,17 @@ def plays(prefix: str) -> dict[str, list[dict[str, Any]]]:
         "name": "wait",
         "nubes.cloud.operation_info": {"operations": "{{ [cache, files, app] }}", "wait": True},
     }
-    parallel = [dict(task, register=task["name"]) for task in creates(f"{prefix}-par", wait=False)]
+
+    def parallel(name: str) -> list[dict[str, Any]]:
+        return [*(dict(task, register=task["name"]) for task in creates(name, wait=False)), wait_all]
+
     return {
         "one": creates(f"{prefix}-one", wait=True)[:1],
         "sequential": creates(f"{prefix}-seq", wait=True),
-        "parallel": [*parallel, wait_all],
+        "parallel": parallel(f"{prefix}-par"),
         "floor": [{"name": f"ping {index}", "ansible.builtin.ping": {}} for index in range(3)],
+        "one in-process": creates(f"{prefix}-onei", wait=True)[:1],
+        "parallel in-process": parallel(f"{prefix}-pari"),
     }
 
 
@@ -102,30 +123,36 @@ def measure(rounds: int, bin_dir: Path) -> dict[str, Any]:
     with EmulatorServer(seed=1, op_duration=0.2) as emu:
         emu.configure(durations={"create": CREATE_SECONDS})
         playbooks = Playbooks(emu.endpoint, emu.token, bin_dir=bin_dir)
-        order = ["one", "sequential", "parallel", "floor"]
+        order = list(EXECUTION)
         for index in range(rounds):
             prefix = f"bench-par-{uuid.uuid4().hex[:6]}"
             spans: dict[str, float] = {}
             for name in order[index % len(order) :] + order[: index % len(order)]:
                 print(f"parallel: round {index + 1}/{rounds}, {name}", flush=True)
+                key = name.replace(" in-process", "_inprocess")
+                playbooks.extra_env = {"NUBES_EXECUTION": EXECUTION[name]}
                 started = time.perf_counter()
                 run = playbooks.run([local_play(plays(prefix)[name])])
-                add(f"{name}_wall", time.perf_counter() - started)
+                add(f"{key}_wall", time.perf_counter() - started)
                 spans[name] = span(run)
-                add(f"{name}_span", spans[name])
+                add(f"{key}_span", spans[name])
                 if name == "floor":
                     add("ping_task", statistics.median(t.seconds for t in run.tasks))
-                if name == "parallel":
+                if name.startswith("parallel"):
+                    suffix = key.removeprefix("parallel")  # "" or "_inprocess"
                     starts = [t for t in run.tasks if t.action != "nubes.cloud.operation_info"]
-                    add("start_task", statistics.median(t.seconds for t in starts))
-                    add("starts_span", max(t.end for t in starts) - min(t.start for t in starts))
-                    add("wait_task", next(t.seconds for t in run.tasks if t.action == "nubes.cloud.operation_info"))
-                    cloud, overlap = cloud_time(emu, f"{prefix}-par-")
-                    add("parallel_cloud", cloud)
+                    add(f"start_task{suffix}", statistics.median(t.seconds for t in starts))
+                    add(f"starts_span{suffix}", max(t.end for t in starts) - min(t.start for t in starts))
+                    wait = next(t.seconds for t in run.tasks if t.action == "nubes.cloud.operation_info")
+                    add(f"wait_task{suffix}", wait)
+                    cloud, overlap = cloud_time(emu, f"{prefix}-{'pari' if suffix else 'par'}-")
+                    add(f"parallel_cloud{suffix}", cloud)
                     overlapped.append(overlap)
+            playbooks.extra_env = {}
             add("parallel_over_one", spans["parallel"] / spans["one"])
             add("sequential_over_one", spans["sequential"] / spans["one"])
             add("sequential_over_parallel", spans["sequential"] / spans["parallel"])
+            add("parallel_over_one_inprocess", spans["parallel in-process"] / spans["one in-process"])
     return {
         "venv": str(bin_dir.parent.relative_to(ROOT)),
         "create_seconds": CREATE_SECONDS,
@@ -133,6 +160,7 @@ def measure(rounds: int, bin_dir: Path) -> dict[str, Any]:
         "figures": {key: summary(values, 2) for key, values in figures.items()},
         "overlapped_every_round": all(overlapped),
         "target_parallel_over_one": TARGET_PARALLEL_OVER_ONE,
+        "target_parallel_over_one_inprocess": TARGET_PARALLEL_OVER_ONE_INPROCESS,
     }
 
 

@@ -6,6 +6,7 @@ one round, CPU seconds, counts and latencies. All are "lower is better".
 
     .venv/bin/python bench/regression.py [--area component]          check bench/results/<area>.json
     .venv/bin/python bench/regression.py --update --area component   write the baseline from the current results
+    .venv/bin/python bench/regression.py --update --only-new --area scale   add the figures without a baseline yet
 """
 
 from __future__ import annotations
@@ -78,10 +79,25 @@ CHECKS: Dict[str, List[Tuple[str, Figure]]] = {
         ("50 instances forks 10, no-op / ping, dev venv", _path("dev", "figures", "noop_vs_ping")),
         ("50 instances forks 10, first converge / ping, runtime-only venv", _path("figures", "converge_vs_ping")),
         ("50 instances forks 10, first converge / ping, dev venv", _path("dev", "figures", "converge_vs_ping")),
+        # issue 26: the no-op in the controller's process (the rows above run as modules)
+        (
+            "50 instances forks 10, no-op in-process / ping, runtime-only venv",
+            _path("figures", "noop_inprocess_vs_ping"),
+        ),
+        ("50 instances forks 10, no-op in-process / ping, dev venv", _path("dev", "figures", "noop_inprocess_vs_ping")),
     ],
     "parallel": [
         ("three 6 s creates in parallel / one create, runtime-only venv", _path("figures", "parallel_over_one")),
         ("three 6 s creates in parallel / one create, dev venv", _path("dev", "figures", "parallel_over_one")),
+        # issue 26: both plays in the controller's process (the rows above run as modules)
+        (
+            "three 6 s creates in parallel / one create, in-process, runtime-only venv",
+            _path("figures", "parallel_over_one_inprocess"),
+        ),
+        (
+            "three 6 s creates in parallel / one create, in-process, dev venv",
+            _path("dev", "figures", "parallel_over_one_inprocess"),
+        ),
     ],
     "inprocess": [  # issue 26: both execution paths side by side
         ("10 no-op tasks in-process / 10 pings, wall", _path("cloud", "figures", "no-op in-process / ping (wall)")),
@@ -89,6 +105,10 @@ CHECKS: Dict[str, List[Tuple[str, Figure]]] = {
         (
             "component no-op in-process over a debug playbook, CPU s",
             _path("component", "figures", "component no-op in-process over debug (cpu, s)"),
+        ),
+        (
+            "component no-op in-process over a debug playbook, wall s",
+            _path("component", "figures", "component no-op in-process over debug (wall, s)"),
         ),
     ],
     "component": [
@@ -110,6 +130,19 @@ CHECKS: Dict[str, List[Tuple[str, Figure]]] = {
         ("engine first apply, client CPU s", _path("floor", "engine_client_cpu")),
         ("operator set, component/kubectl no-op", _path("operator_set", "ratios", "component/kubectl no-op")),
         ("operator set, component/kubectl check+diff", _path("operator_set", "ratios", "component/kubectl check+diff")),
+        # issue 26: the component in the controller's process (the rows above run it as a module)
+        (
+            "component in-process/kubernetes.core.k8s, no-op re-apply, 300 objects",
+            _ratio(300, "component (in-process)/k8s no-op re-apply"),
+        ),
+        (
+            "operator set, component in-process/kubectl no-op",
+            _path("operator_set", "ratios", "component (in-process)/kubectl no-op"),
+        ),
+        (
+            "operator set, component in-process/kubectl check+diff",
+            _path("operator_set", "ratios", "component (in-process)/kubectl check+diff"),
+        ),
     ],
 }
 
@@ -157,18 +190,25 @@ def check(area: str) -> List[str]:
     return compare(figures(area, load(results)), load(baseline)["figures"])
 
 
-def update(area: str) -> Path:
-    """Write the baseline of an area from its current results."""
+def update(area: str, only_new: bool = False) -> Path:
+    """Write the baseline of an area from its current results; `only_new`: add the figures it has no baseline for
+    yet and keep the recorded ones (with the run each added figure came from)."""
     data = load(RESULTS / f"{area}.json")
     BASELINES.mkdir(parents=True, exist_ok=True)
     path = BASELINES / f"{area}.json"
-    content = {
-        "area": area,
-        "note": "written by bench/regression.py --update from a full (not quick) run; checked figures only",
-        "quick": data.get("quick", False),
-        "load_average": data.get("machine", {}).get("load_average"),
-        "figures": figures(area, data),
-    }
+    run = {"quick": data.get("quick", False), "load_average": data.get("machine", {}).get("load_average")}
+    if only_new and path.exists():
+        content = load(path)
+        added = {name: value for name, value in figures(area, data).items() if name not in content["figures"]}
+        content["figures"].update(added)
+        content.setdefault("added", {}).update({name: run for name in added})
+    else:
+        content = {
+            "area": area,
+            "note": "written by bench/regression.py --update from a full (not quick) run; checked figures only",
+            **run,
+            "figures": figures(area, data),
+        }
     path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
     return path
 
@@ -177,11 +217,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--area", default=",".join(CHECKS), help="comma-separated areas with checks")
     parser.add_argument("--update", action="store_true", help="write the baselines from the current results")
+    parser.add_argument(
+        "--only-new", action="store_true", help="with --update: add the figures without a baseline, keep the others"
+    )
     args = parser.parse_args()
     failed = False
     for area in [a for a in args.area.split(",") if a]:
         if args.update:
-            print(f"bench-check: wrote {update(area).relative_to(ROOT)}")
+            print(f"bench-check: wrote {update(area, args.only_new).relative_to(ROOT)}")
             continue
         failures = check(area)
         for failure in failures:

@@ -16,8 +16,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import report_issue26 as issue26
 from report_inprocess import TITLE as INPROCESS_TITLE
-from report_inprocess import inprocess_section, inprocess_targets
+from report_inprocess import inprocess_section
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -131,8 +132,11 @@ def ok(flag: Optional[bool]) -> str:
     return "n/a" if flag is None else ("met" if flag else "**missed**")
 
 
-def targets(data: Dict[str, Dict[str, Any]], kept: Optional[List[List[str]]] = None) -> Tuple[str, List[str]]:
-    """The target table: rows from the results, then ``kept`` rows of areas not re-run (from the page)."""
+def targets(
+    data: Dict[str, Dict[str, Any]], kept: Optional[List[List[str]]] = None, fill: bool = True
+) -> Tuple[str, List[str]]:
+    """The target table: rows from the results, then ``kept`` rows of areas not re-run (from the page), then (with
+    ``fill``) a row for each target of issue 26 that none of them measured."""
     rows: List[List[str]] = []
     cloud = data.get("cloud", {})
     overhead = cloud.get("overhead")
@@ -167,7 +171,6 @@ def targets(data: Dict[str, Dict[str, Any]], kept: Optional[List[List[str]]] = N
             ]
         )
     rows.extend(component_targets(data.get("component", {})))
-    rows.extend(inprocess_targets(data.get("inprocess", {})))
     inv = data.get("inventory")
     if inv:
         n = f"{inv['instances']:,}"
@@ -229,7 +232,10 @@ def targets(data: Dict[str, Dict[str, Any]], kept: Optional[List[List[str]]] = N
                 ok(cold is not None and cold < 3.0),
             ]
         )
+    rows.extend(issue26.targets(data))
     rows.extend(kept or [])
+    if fill:
+        rows.extend(issue26.placeholders([row[0] for row in rows]))
     missed = [row[0] for row in rows if row[2] != "met"]
     return table(["target", "measured (median)", ""], rows), missed
 
@@ -583,7 +589,14 @@ def scale_section(scale: Dict[str, Any]) -> str:
         f"One play over {scale['instances']} inventory hosts (connection local), each owning one `nubes.cloud.dummy`"
         f" instance, {num(scale['operation_seconds'], 0)} s emulated operations, one shared state file. The floor is"
         f" the same inventory running `ansible.builtin.ping`. The {HEADLINE} first, then the dev venv in the same"
-        " run (`bench/scale_bench.py`).\n\n"
+        " run (`bench/scale_bench.py`)."
+        + (
+            " The converge and the no-op re-run run as modules (`NUBES_EXECUTION=module`: issue 19's row); the last"
+            " no-op runs in the controller's process, the default for a local target (issue 26)."
+            if "no-op_inprocess_wall" in figures
+            else ""
+        )
+        + "\n\n"
     ]
     rows = [
         ["`ansible.builtin.ping` on every host (floor)", span(figures.get("ping_wall"), " s"), "", ""],
@@ -600,12 +613,23 @@ def scale_section(scale: Dict[str, Any]) -> str:
             span(figures.get("no-op_calls_per_instance"), "", 1),
         ],
     ]
-    dev = (scale.get("dev") or {}).get("figures")
-    if dev:
+    if figures.get("no-op_inprocess_wall"):  # issue 26
         rows.append(
             [
-                "the same three runs, dev venv: ping / converge / no-op",
-                " / ".join(span(dev.get(key), " s") for key in ("ping_wall", "converge_wall", "no-op_wall")),
+                "no-op re-run in the controller's process (issue 26)",
+                span(figures.get("no-op_inprocess_wall"), " s"),
+                span(figures.get("no-op_inprocess_calls"), "", 0),
+                span(figures.get("no-op_inprocess_calls_per_instance"), "", 1),
+            ]
+        )
+    dev = (scale.get("dev") or {}).get("figures")
+    if dev:
+        inprocess = "no-op_inprocess_wall" in dev
+        dev_keys = ("ping_wall", "converge_wall", "no-op_wall", *(("no-op_inprocess_wall",) if inprocess else ()))
+        rows.append(
+            [
+                "the same runs, dev venv: ping / converge / no-op" + (" / no-op in-process" if inprocess else ""),
+                " / ".join(span(dev.get(key), " s") for key in dev_keys),
                 "",
                 "",
             ]
@@ -616,6 +640,15 @@ def scale_section(scale: Dict[str, Any]) -> str:
                 [
                     f"no-op / ping (target <= {num(SCALE_TARGET, 1)}), first converge / ping; {label}",
                     f"{span(figs['noop_vs_ping'], 'x')}; {span(figs.get('converge_vs_ping'), 'x')}",
+                    "",
+                    "",
+                ]
+            )
+        if figs and figs.get("noop_inprocess_vs_ping"):
+            rows.append(
+                [
+                    f"no-op in the controller's process / ping (issue 26, target <= 0.6); {label}",
+                    span(figs["noop_inprocess_vs_ping"], "x"),
                     "",
                     "",
                 ]
@@ -634,8 +667,13 @@ def scale_section(scale: Dict[str, Any]) -> str:
         + bar_chart(
             "scale",
             f"{scale['instances']} instances, forks {scale['forks']}: wall time",
-            ["ping (floor)", "first converge", "no-op re-run"],
-            [("wall time", [figures.get("ping_wall"), figures.get("converge_wall"), figures.get("no-op_wall")])],
+            ["ping (floor)", "first converge", "no-op re-run", "no-op in-process"],
+            [
+                (
+                    "wall time",
+                    [figures.get(k) for k in ("ping_wall", "converge_wall", "no-op_wall", "no-op_inprocess_wall")],
+                )
+            ],
             "seconds",
         )
     )
@@ -684,6 +722,18 @@ def parallel_section(par: Dict[str, Any]) -> str:
             span(f["floor_wall"], " s"),
         ],
     ]
+    if f.get("parallel_inprocess_span"):  # issue 26: the same two plays in the controller's process
+        rows += [
+            [
+                f"{label}, in the controller's process (issue 26)",
+                span(f[f"{key}_span"], " s"),
+                span(f[f"{key}_wall"], " s"),
+            ]
+            for label, key in (
+                ("one create (waiting)", "one_inprocess"),
+                ("three creates with `wait: false`, then one `operation_info` task", "parallel_inprocess"),
+            )
+        ]
     out.append(table(["play", "tasks (first start to last result)", "ansible-playbook wall time"], rows))
     out.append("\nRatios per round, and where the parallel play's time goes:\n\n")
     rows = [
@@ -696,6 +746,7 @@ def parallel_section(par: Dict[str, Any]) -> str:
             if par.get("dev")
             else []
         ),
+        *inprocess_ratio_rows(par),
         ["sequential / one create", span(f["sequential_over_one"], "x")],
         ["sequential / parallel", span(f["sequential_over_parallel"], "x")],
         ["one `wait: false` create task (start the operation, return)", span(f["start_task"], " s")],
@@ -725,6 +776,26 @@ def parallel_section(par: Dict[str, Any]) -> str:
         )
     )
     return "".join(out)
+
+
+def inprocess_ratio_rows(par: Dict[str, Any]) -> List[List[str]]:
+    """Issue 26's rows of the parallel table: both plays in the controller's process (when measured)."""
+    f = par["figures"]
+    if not f.get("parallel_over_one_inprocess"):
+        return []
+    target = num(par.get("target_parallel_over_one_inprocess", 1.1), 1)
+    dev = ((par.get("dev") or {}).get("figures") or {}).get("parallel_over_one_inprocess")
+    return [
+        [
+            f"parallel / one create, both in the controller's process (issue 26, target <= {target})",
+            span(f["parallel_over_one_inprocess"], "x") + (f"; dev venv {span(dev, 'x')}" if dev else ""),
+        ],
+        ["one `wait: false` create task in the controller's process", span(f.get("start_task_inprocess"), " s")],
+        [
+            "the three `wait: false` tasks in the controller's process, first start to last result",
+            span(f.get("starts_span_inprocess"), " s"),
+        ],
+    ]
 
 
 def inventory_section(inv: Dict[str, Any]) -> str:
@@ -829,7 +900,8 @@ def component_section(comp: Dict[str, Any]) -> str:
     names = {
         "kubectl": "kubectl apply --server-side",
         "kubectl (image)": "kubectl apply --server-side (the image's kubectl, reference)",
-        "component": "nubes.cloud.component",
+        "component": "nubes.cloud.component, as a module",
+        "component (in-process)": "nubes.cloud.component, in the controller's process (issue 26)",
         "k8s": "kubernetes.core.k8s (one task, src:)",
         "k8s-loop": "kubernetes.core.k8s (one task per object, loop; one run)",
     }
@@ -837,7 +909,7 @@ def component_section(comp: Dict[str, Any]) -> str:
         n = size["objects"]
         for phase in ("first apply", "no-op re-apply"):
             groups.append(f"{n} objects\n{phase}")
-            for tool in ("kubectl", "kubectl (image)", "component", "k8s", "k8s-loop"):
+            for tool in names:
                 figures = size["tools"].get(tool, {}).get(phase)
                 series.setdefault(names[tool], []).append(figures["seconds"] if figures else None)
                 if not figures:
@@ -851,7 +923,7 @@ def component_section(comp: Dict[str, Any]) -> str:
                         span(figures["seconds"], " s"),
                         client_calls,
                         span(figures["apiserver_requests"], "", 0),
-                        span(figures["peak_rss_mib"], " MiB", 0),
+                        span(figures.get("peak_rss_mib"), " MiB", 0) if figures.get("peak_rss_mib") else "—",
                     ]
                 )
             engine = size.get("engine_inprocess", {}).get(phase)
@@ -921,7 +993,8 @@ def overhead_part(over: Dict[str, Any]) -> str:
         "\n### Overhead of a task: whole playbooks side by side\n\n"
         "`ansible-playbook` with one task, in turn: `ansible.builtin.debug` (runs in the controller, no module"
         " process), `ansible.builtin.ping` (the smallest module: what every module task pays) and a no-op"
-        " `nubes.cloud.component` (applied once before). Wall time and the CPU seconds of `ansible-playbook` and"
+        " `nubes.cloud.component` (applied once before) as a module (`NUBES_EXECUTION=module`; both paths side by side:"
+        " the section on the controller's process above). Wall time and the CPU seconds of `ansible-playbook` and"
         " everything it ran (load-independent); the last rows are per-round differences to the debug playbook.\n\n"
         + table(["playbook", "wall time", "CPU (user + system)"], rows)
     )
@@ -967,11 +1040,17 @@ def floor_part(floor: Dict[str, Any]) -> str:
     )
 
 
+OPERATOR_TOOLS = {
+    "component": "nubes.cloud.component as a module (task time)",
+    "component (in-process)": "nubes.cloud.component in the controller's process (task time, issue 26)",
+}
+
+
 def operator_part(operator: Dict[str, Any]) -> str:
     """The real-shaped operator install set against kubectl."""
     rows = []
     for tool, phases in operator["tools"].items():
-        label = "nubes.cloud.component (task time)" if tool == "component" else tool
+        label = OPERATOR_TOOLS.get(tool, tool)
         rows.append([label, span(phases.get("no-op"), " s"), span(phases.get("check+diff"), " s")])
     for key, stat in operator["ratios"].items():
         rows.append([key, span(stat, "x"), ""])
@@ -1085,11 +1164,12 @@ AREA_HEADINGS = {
 }
 AREA_TARGETS = {
     "cloud": ("no-op generated module", "no-op cloud task", "polling latency"),
-    "parallel": ("three ",),
+    "parallel": ("three ", *issue26.AREA_PREFIXES["parallel"]),
+    "scale": ("50 instances", *issue26.AREA_PREFIXES["scale"]),
     "inventory": ("inventory:",),
     "generator": ("generator:",),
-    "component": ("component ", "engine ", "operator set"),
-    "inprocess": ("in-process: ",),
+    "component": ("component ", "engine ", "operator set", *issue26.AREA_PREFIXES["component"]),
+    "inprocess": ("in-process: ", *issue26.AREA_PREFIXES["inprocess"]),  # "in-process: ": the rows' old names
 }
 
 
@@ -1238,7 +1318,7 @@ def splice_area(text: str, area: str, data: Dict[str, Dict[str, Any]], analysis:
     lines = block.split("\n")
     first = next(i for i, line in enumerate(lines) if line.startswith("| target |")) + 2
     last = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
-    new_rows = targets({area: data[area]})[0].strip("\n").split("\n")[2:]
+    new_rows = targets({area: data[area]}, fill=False)[0].strip("\n").split("\n")[2:]
     new_keys = {row.split(" | ")[0] for row in new_rows}
     prefixes = tuple("| " + prefix for prefix in AREA_TARGETS.get(area, ()))
     stale = [
@@ -1256,6 +1336,10 @@ def splice_area(text: str, area: str, data: Dict[str, Dict[str, Any]], analysis:
         else:
             lines.insert(last, row)
             last += 1
+    present = [lines[i].split(" | ")[0].removeprefix("| ") for i in range(first, last)]
+    for cells in issue26.placeholders(present):  # a target of issue 26 that no area has measured yet
+        lines.insert(last, "| " + " | ".join(cells) + " |")
+        last += 1
     return head + BEGIN + _refresh_analysis(_refresh_load("\n".join(lines), area, data[area]), analysis) + END + tail
 
 

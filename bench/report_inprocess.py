@@ -1,21 +1,11 @@
-"""The section and target rows of docs/benchmarks.md for bench/inprocess_bench.py (issue 26), used by report.py."""
+"""The section of docs/benchmarks.md for bench/inprocess_bench.py (issue 26), used by report.py; its target rows are in
+report_issue26.py."""
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
 TITLE = "## In the controller's process vs as a module (issue 26)"
-CLOUD_TARGET = 0.4  # 10 no-op cloud tasks / 10 ansible.builtin.ping tasks, wall and CPU
-COMPONENT_TARGET = 0.3  # seconds a no-op component task may add to a one-debug-task playbook
-PATHS = ("in-process", "module")
-
-
-def _median(stat: Optional[Dict[str, Any]]) -> Optional[float]:
-    return None if not stat else stat.get("median")
-
-
-def _num(value: Optional[float], digits: int = 2) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def _span(stat: Optional[Dict[str, Any]], unit: str = "", digits: int = 2) -> str:
@@ -25,38 +15,6 @@ def _span(stat: Optional[Dict[str, Any]], unit: str = "", digits: int = 2) -> st
     if stat.get("runs", 0) > 1:
         text += f" ({stat['min']:.{digits}f}\u2013{stat['max']:.{digits}f})"
     return text
-
-
-def _ok(flag: Optional[bool]) -> str:
-    return "n/a" if flag is None else ("met" if flag else "**missed**")
-
-
-def inprocess_targets(data: Dict[str, Any]) -> List[List[str]]:
-    rows: List[List[str]] = []
-    cloud = data.get("cloud", {}).get("figures", {})
-    if cloud:
-        wall, cpu = (_median(cloud.get(f"no-op in-process / ping ({key})")) for key in ("wall", "cpu"))
-        module_wall = _median(cloud.get("no-op module / ping (wall)"))
-        rows.append(
-            [
-                f"in-process: 10 no-op cloud tasks <= {CLOUD_TARGET}x 10 `ansible.builtin.ping` tasks (wall and CPU)",
-                f"wall {_num(wall)}x, CPU {_num(cpu)}x (as modules: wall {_num(module_wall)}x)",
-                _ok(None if wall is None or cpu is None else wall <= CLOUD_TARGET and cpu <= CLOUD_TARGET),
-            ]
-        )
-    comp = data.get("component", {}).get("figures", {})
-    if comp:
-        wall = _median(comp.get("component no-op in-process over debug (wall, s)"))
-        module_wall = _median(comp.get("component no-op module over debug (wall, s)"))
-        rows.append(
-            [
-                f"in-process: a no-op component task above a one-`debug`-task playbook <= +{COMPONENT_TARGET} s"
-                f" ({data['component'].get('objects', 300)} objects)",
-                f"+{_num(wall)} s (as a module: +{_num(module_wall)} s)",
-                _ok(None if wall is None else wall <= COMPONENT_TARGET),
-            ]
-        )
-    return rows
 
 
 def inprocess_section(data: Dict[str, Any]) -> str:
@@ -114,6 +72,8 @@ def inprocess_section(data: Dict[str, Any]) -> str:
             + " wall).\n\n"
             + _table(["task", "wall above debug", "CPU above debug"], rows)
         )
+    if data.get("profile"):
+        out.append(profile_section(data["profile"]))
     return "".join(out)
 
 
@@ -121,3 +81,65 @@ def _table(header: List[str], rows: List[List[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+WORKERS = (  # (part of the profile, action, what the row calls it)
+    ("cloud", "ansible.builtin.debug", "`ansible.builtin.debug` (any task's worker)"),
+    ("cloud", "nubes.cloud.dummy", "no-op `nubes.cloud.dummy`, in the controller's process"),
+    ("component", "nubes.cloud.component", "no-op `nubes.cloud.component` (300 objects), in the controller's process"),
+)
+TOP_ROWS = 12
+
+
+def profile_section(profile: Dict[str, Any]) -> str:
+    """Where an in-process task's time goes, in its worker (bench/worker_profile.py)."""
+    workers = [(label, profile[part][action]) for part, action, label in WORKERS if action in profile.get(part, {})]
+    rows = [
+        [
+            label,
+            _span(w["cpu_seconds"], " s", 3),
+            _span(w["wall_seconds"], " s", 3),
+            _span(w["modules_imported"], "", 0),
+            str(sum(1 for name in w["imported_by_the_last_worker"] if name.startswith("ansible_collections.nubes."))),
+        ]
+        for label, w in workers
+    ]
+    out = [
+        "\n### Where an in-process task's time goes: the task's worker process\n\n"
+        "The worker process ansible-core forks for each task, measured from inside by `bench/worker_probe` (a"
+        " `sitecustomize` on the bench's PYTHONPATH only; `bench/worker_profile.py`): its CPU seconds (user + system"
+        " of the whole worker, from the fork to the result), its wall seconds, and how many modules it imported"
+        " itself rather than inheriting them from `ansible-playbook`'s main process. The self-time and function"
+        " tables come from a second run under cProfile, per task: its clock is the wall clock, so waiting for an answer"
+        " counts in the function that waits (a socket read), and its own overhead is included.\n\n"
+        + _table(["task", "worker CPU", "worker wall", "modules the worker imports", "of them nubes.cloud's"], rows)
+    ]
+    packages = sorted({p for _label, w in workers for p in w.get("profile", {}).get("self_seconds_by_package", {})})
+    if packages:
+        rows = [
+            [
+                package,
+                *(_seconds(w.get("profile", {}).get("self_seconds_by_package", {}).get(package)) for _l, w in workers),
+            ]
+            for package in packages
+        ]
+        out.append("\nSelf time in the worker by package (cProfile, seconds per task):\n\n")
+        out.append(_table(["package", *(label for label, _w in workers)], rows))
+    for label, w in workers[1:]:
+        top = w.get("profile", {}).get("top_cumulative", [])[:TOP_ROWS]
+        if top:
+            out.append(f"\nThe functions with the most cumulative time, {label} (cProfile, seconds per task):\n\n")
+            out.append(
+                _table(
+                    ["function", "cumulative", "calls"],
+                    [[f"`{t['function']}`", _seconds(t["seconds"]), f"{t['calls']:g}"] for t in top],
+                )
+            )
+    calls = profile.get("component", {}).get("api_calls_of_a_no_op")
+    if calls:
+        out.append(f"\nAPI calls of a no-op component task (300 objects), from its result: `{calls}`.\n")
+    return "".join(out)
+
+
+def _seconds(value: Optional[float]) -> str:
+    return "" if value is None else f"{value:.3f} s"

@@ -4,6 +4,7 @@ docs/benchmarks.md. No timing is asserted here."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -15,6 +16,8 @@ import component_compare
 import poll_simulation
 import regression
 import report
+import report_issue26
+import worker_profile
 from benchlib import summary
 
 
@@ -157,7 +160,8 @@ def test_splice_updates_one_area_in_place(monkeypatch: pytest.MonkeyPatch) -> No
     assert "| 1.20x | met |" in twice and "1.50x" not in twice
     assert report.splice_area(twice, "parallel", {"parallel": parallel_result(1.2)}) == twice  # idempotent
     assert twice.endswith(f"{report.END}\nfooter\n")
-    assert "| **missed** |\n\n### What limits the targets that are missed\n\nnew text\n\n## Cloud" in once
+    assert "| n/a |\n\n### What limits the targets that are missed\n\nnew text\n\n## Cloud" in once
+    assert once.count("| not measured in the controller's process yet") == 6  # issue 26's rows, none measured here
     assert "each area: cloud 1, 2, 3; parallel 1.5, 2.0, 3.0; scale 4, 5, 6. Absolute" in once
     assert "each area: cloud 1, 2, 3; parallel 1.2, 2.0, 3.0; scale 4, 5, 6. Absolute" in twice
 
@@ -192,3 +196,57 @@ def test_splice_of_the_component_area_drops_its_old_rows_and_keeps_the_engine_ch
     assert "| generator: render < 3 s | 1.4 s | met |" in text
     assert "old component figures" not in text and "old chart" not in text
     assert text.index("new component figures") < text.index("![chart](component_bench.png)") < text.index("## Emul")
+
+
+def test_issue26_rows_are_read_from_each_areas_in_process_figures() -> None:
+    """Issue 26: each of the six target rows comes from its area's in-process figure, with the module path's beside
+    it; a target that no area measured keeps a row that says so."""
+
+    def stat(value: float) -> dict[str, object]:
+        return {"median": value, "min": value, "max": value, "runs": 1}
+
+    data = {
+        "scale": {"figures": {"noop_inprocess_vs_ping": stat(0.5), "noop_vs_ping": stat(1.4)}},
+        "parallel": {"figures": {"parallel_over_one_inprocess": stat(1.2)}},
+        "component": {
+            "sizes": [{"objects": 300, "ratios": {"component (in-process)/k8s no-op re-apply": stat(0.25)}}],
+            "operator_set": {
+                "ratios": {f"component (in-process)/kubectl {p}": stat(0.6) for p in ("no-op", "check+diff")}
+            },
+        },
+    }
+    rows = {row[0]: row[1:] for row in report_issue26.targets(data)}
+    assert rows[report_issue26.SCALE] == ["0.50x; as modules 1.40x", "met"]
+    assert rows[report_issue26.PARALLEL] == ["1.20x", "**missed**"]
+    assert rows[report_issue26.COMPONENT_K8S] == ["0.25x", "met"]
+    assert rows[report_issue26.OPERATOR][1] == "met"
+    missing = report_issue26.placeholders(list(rows))
+    assert [row[0] for row in missing] == [report_issue26.CLOUD, report_issue26.COMPONENT_TASK]
+    assert missing[0][1:] == ["not measured in the controller's process yet (`make bench-inprocess`)", "n/a"]
+
+
+def test_regression_update_only_new_keeps_the_recorded_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--update --only-new`: a figure without a baseline is added with the run it came from; recorded ones stay."""
+    monkeypatch.setattr(regression, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(regression, "BASELINES", tmp_path / "baselines")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "baselines").mkdir()
+    figures = {"noop_vs_ping": {"median": 1.9}, "noop_inprocess_vs_ping": {"median": 0.5}}
+    results = {"quick": True, "machine": {"load_average": [1.0, 2.0, 3.0]}, "figures": figures}
+    (tmp_path / "results" / "scale.json").write_text(json.dumps(results), encoding="utf-8")
+    old = "50 instances forks 10, no-op / ping, runtime-only venv"
+    new = "50 instances forks 10, no-op in-process / ping, runtime-only venv"
+    (tmp_path / "baselines" / "scale.json").write_text(json.dumps({"figures": {old: 1.47}}), encoding="utf-8")
+    baseline = json.loads(regression.update("scale", only_new=True).read_text(encoding="utf-8"))
+    assert baseline["figures"] == {old: 1.47, new: 0.5}
+    assert baseline["added"] == {new: {"quick": True, "load_average": [1.0, 2.0, 3.0]}}
+
+
+def test_worker_profile_counts_a_function_under_its_package() -> None:
+    """bench/worker_profile.py: a profiled function's file names its package (the self-time table's rows)."""
+    site = "/venv/lib/python3.13/site-packages"
+    assert worker_profile.package_of("/repo/.collections/ansible_collections/nubes/cloud/plugins/x.py") == "nubes.cloud"
+    assert worker_profile.package_of(f"{site}/ansible/executor/task_executor.py") == "ansible-core"
+    assert worker_profile.package_of(f"{site}/httpcore/_sync/connection.py") == "httpx and its deps"
+    assert worker_profile.package_of("~") == "built-in functions (C)"
+    assert worker_profile.package_of("/usr/lib/python3.13/json/decoder.py") == "stdlib and other"

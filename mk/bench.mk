@@ -13,7 +13,7 @@ bench-all: venv ## all benchmark areas, then rewrite docs/benchmarks.md (the com
 bench-cloud: venv ## cloud modules: no-op vs ping, payload, import time, API calls per action, polling latency (2 s, 60 s ops); runtime-only and dev venv
 	$(PY) bench/run.py --area cloud
 
-bench-inprocess: venv ## issue 26: 10 no-op cloud tasks vs 10 pings, a no-op component task vs debug, on both execution paths
+bench-inprocess: venv ## issue 26: 10 no-op cloud tasks vs 10 pings, a no-op component task vs debug, on both execution paths; where an in-process task's time goes (its worker, profiled)
 	$(PY) bench/run.py --area inprocess
 
 bench-parallel: venv ## three 6 s creates: one after the other vs wait=false + one operation_info task (issue 18)
@@ -37,4 +37,4 @@ bench-check: venv ## check bench/results/*.json against bench/baselines/*.json (
 bench-report: venv ## rewrite docs/benchmarks.md and its charts from bench/results/*.json
 	$(PY) bench/run.py --report-only
 
-MYPY_PATHS += bench/benchlib.py bench/cloud_bench.py bench/parallel_bench.py bench/scale_bench.py bench/component_compare.py bench/poll_simulation.py bench/run.py bench/report.py bench/test_bench_tools.py bench/engine_floor.py bench/operator_set.py bench/regression.py bench/drift_bench.py bench/inprocess_bench.py bench/report_inprocess.py
+MYPY_PATHS += bench/benchlib.py bench/cloud_bench.py bench/parallel_bench.py bench/scale_bench.py bench/component_compare.py bench/poll_simulation.py bench/run.py bench/report.py bench/test_bench_tools.py bench/engine_floor.py bench/operator_set.py bench/regression.py bench/drift_bench.py bench/inprocess_bench.py bench/report_inprocess.py bench/report_issue26.py bench/worker_profile.py bench/worker_probe

@@ -35,6 +35,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.component.sources impo
 from ansible_collections.nubes.cloud.plugins.module_utils.component.spec_config import merge_spec_configuration
 from ansible_collections.nubes.cloud.plugins.plugin_utils.commands import run_command
 from ansible_collections.nubes.cloud.plugins.plugin_utils.in_process import InProcessMixin
+from ansible_collections.nubes.cloud.plugins.plugin_utils.preload import COMPONENT, preload
 
 MODULE = "nubes.cloud.component"
 
@@ -44,6 +45,11 @@ try:
     HAS_YAML = True
 except ImportError:  # pragma: no cover - ansible-core depends on PyYAML
     HAS_YAML = False
+
+# Issue 26: the module with its engine, imported once in ansible-playbook's main process, where the strategy loads
+# this plugin before forking each task's worker (preload.py; best-effort, a missing dependency is the worker's to
+# report, which then takes the module path)
+preload(COMPONENT)
 
 
 class ActionModule(InProcessMixin, ActionBase):

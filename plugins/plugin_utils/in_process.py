@@ -15,6 +15,9 @@ Nothing of the task's arguments is written to disk (the module path's payload wa
 nothing is printed: the arguments and the result stay in this process's memory. Secret outputs are not sealed
 in-process (they never leave the process); no_log keeps them out of output and logs, as on the module path.
 
+The module and the cloud core it runs are imported once, in ansible-playbook's main process, when a generated action
+plugin's class is defined there (preload.py): each task's worker, forked from that process, finds them imported.
+
 Anywhere else the task takes the module path: ansible-core's `normal` action with the sealed secret outputs
 (sealed_action.py). At -vvv every task says which path it took and why.
 """
@@ -31,7 +34,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible.utils.vars import merge_hash
 
-from ansible_collections.nubes.cloud.plugins.plugin_utils import execution_path
+from ansible_collections.nubes.cloud.plugins.plugin_utils import execution_path, preload
 from ansible_collections.nubes.cloud.plugins.plugin_utils.module_call import (
     PROFILE,
     call_main,
@@ -133,6 +136,13 @@ class InProcessMixin(ActionBase):
 class NubesModuleAction(InProcessMixin, SealedSecretsAction):
     """Runs a nubes.cloud module in the controller's process when the target is the controller, else as a module
     (`normal` with the secret outputs sealed)."""
+
+    def __init_subclass__(cls, **kwargs):
+        """A generated action plugin's class is defined in ansible-playbook's main process, where the strategy loads
+        it before forking the task's worker: its module and the cloud core are imported there, once, instead of in
+        every task's worker (issue 26, preload.py; best-effort)."""
+        super().__init_subclass__(**kwargs)
+        preload.preload((*preload.CLOUD_CORE, preload.module_of(cls.__module__)))
 
     def run(self, tmp=None, task_vars=None):
         task_vars = task_vars if task_vars is not None else {}

@@ -26,8 +26,13 @@ from ansible_collections.nubes.cloud.plugins.plugin_utils import execution_path
 
 COLLECTION = "nubes.cloud."
 MODULES_PACKAGE = "ansible_collections.nubes.cloud.plugins.modules."
-CLIENT_MODULE = "ansible_collections.nubes.cloud.plugins.module_utils.nubes.client"
 PROFILE = "legacy"  # ansible-core 2.19+: the serialization profile of a module without METADATA (all of ours)
+# The optional dependency each module imports behind a guard (the guarding module_utils file, its flag, the
+# dependency): the component's kube transport needs urllib3, every other module the cloud core's API client httpx.
+# Only a module's own guard counts: since the preload (preload.py) the worker holds the other modules' guards too.
+UTILS = "ansible_collections.nubes.cloud.plugins.module_utils."
+CLOUD_GUARD = (UTILS + "nubes.client", "HAS_HTTPX", "httpx")
+GUARDS = {"nubes.cloud.component": (UTILS + "kube.transport", "HAS_URLLIB3", "urllib3")}
 
 
 def import_main(name):
@@ -40,9 +45,10 @@ def import_main(name):
         return None, execution_path.missing_dependency(exc.name or str(exc))
     if getattr(module, "IMPORT_ERROR", None):  # a module that imports its helpers behind a guard (component)
         return None, execution_path.missing_dependency(str(module.IMPORT_ERROR).strip().splitlines()[-1])
-    client = sys.modules.get(CLIENT_MODULE)
-    if client is not None and not getattr(client, "HAS_HTTPX", True):  # the core imports httpx behind a guard
-        return None, execution_path.missing_dependency("httpx")
+    guard, flag, dependency = GUARDS.get(name, CLOUD_GUARD)
+    imported = sys.modules.get(guard)
+    if imported is not None and not getattr(imported, flag, True):  # the module_utils import it behind a guard
+        return None, execution_path.missing_dependency(dependency)
     return module.main, None
 
 

@@ -308,3 +308,49 @@ def test_in_process_writes_nothing_of_the_task_to_disk(emu: EmulatorServer, tmp_
     assert task_lines(module["output"], "nubes.cloud: nubes.cloud.pgadmin runs as a module: forced")
     assert not module["result"].get("failed") and module["live"], module["result"]
     assert any("AnsiballZ_pgadmin" in path for path in module["found"]), module["found"]
+
+
+IMPORTED_PROBE = '''\
+from __future__ import annotations
+
+import sys
+
+from ansible.plugins.action import ActionBase
+
+
+class ActionModule(ActionBase):
+    """What this task's worker, a fresh fork of ansible-playbook's main process, holds of the collection and httpx."""
+
+    def run(self, tmp=None, task_vars=None):
+        names = [n for n in sys.modules if n.startswith("ansible_collections.nubes.cloud.") or n == "httpx"]
+        return {"changed": False, "imported": sorted(names)}
+'''
+PLUGINS = "ansible_collections.nubes.cloud.plugins."
+
+
+def test_the_main_process_imports_the_module_and_the_core_once(emu: EmulatorServer, tmp_path: Path) -> None:
+    """Issue 26 (plugin_utils/preload.py): the strategy loads a task's action plugin class in ansible-playbook's main
+    process before it forks the task's worker, and a nubes.cloud action class imports its module and the cloud core
+    there, once: a probe task's worker (forked from the main process) holds none of them before the first
+    nubes.cloud task and all of them after it, so no later task's worker imports them again."""
+    (tmp_path / "action_plugins").mkdir(parents=True)
+    (tmp_path / "action_plugins" / "nubes_test_imported.py").write_text(IMPORTED_PROBE, encoding="utf-8")
+    name = unique()
+    tasks = [
+        {"nubes_test_imported": {}, "register": "before"},
+        {**dummy(name), "register": "created"},
+        {"nubes_test_imported": {}, "register": "after"},
+    ]
+    play = local_play(tasks, vars={"ansible_python_interpreter": sys.executable})
+    output, results = run_plays(emu, tmp_path, [play], "localhost\n")
+    utils = PLUGINS + "module_utils."
+    expected = {
+        PLUGINS + "modules.dummy",
+        utils + "nubes.runner",
+        utils + "nubes.instance_task",
+        utils + "nubes.client",
+        "httpx",
+    }
+    assert not expected & set(results["before"]["imported"]), results["before"]
+    assert expected <= set(results["after"]["imported"]), results["after"]
+    assert len(task_lines(output, IN_PROCESS)) == 1 and live(emu, name)

@@ -4,6 +4,7 @@ The playbook-level proofs are tests/integration/modules/test_modules_execution_p
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from ansible_collections.nubes.cloud.plugins.plugin_utils.execution_path import 
     requested_mode,
     same_python,
 )
+from ansible_collections.nubes.cloud.plugins.plugin_utils.preload import PLUGINS, module_of, preload
 
 PY = "/opt/venv/bin/python"
 
@@ -93,3 +95,12 @@ def test_same_python_follows_links_within_one_environment_only(tmp_path: Path) -
     assert not same_python(str(real), str(venv / "python"))
     assert not same_python("python3", str(venv / "python"))
     assert not same_python("", str(venv / "python"))
+
+
+def test_preload_is_best_effort() -> None:
+    """Issue 26 (preload.py): what imports is imported now; a name that fails is returned, never raised, so loading
+    an action plugin never fails on it and the worker's own import reports it (and takes the module path)."""
+    assert preload(["module_utils.nubes.errors", "modules.no_such_module"]) == ["modules.no_such_module"]
+    assert PLUGINS + "module_utils.nubes.errors" in sys.modules
+    assert PLUGINS + "modules.no_such_module" not in sys.modules
+    assert module_of(PLUGINS + "action.postgres_user") == "modules.postgres_user"
