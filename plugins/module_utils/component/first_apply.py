@@ -38,10 +38,6 @@ UNDO_WAIT_SECONDS = 30.0
 FIRST_APPLY = "This was the component's first apply and none of its objects was created"
 
 
-class UndoIncompleteError(Exception):
-    """A namespace the run created was deleted but cannot finalise (``namespace.stuck_message``)."""
-
-
 def nothing_in_cluster(inventory: Sequence[InventoryItem], created_namespace: str) -> bool:
     """Issue 27, C8: no object of the set was written or found in the cluster (every item still scheduled, never
     applied). ``created_namespace``: the component's own namespace when this run created it, "" otherwise; as an
@@ -79,12 +75,12 @@ class FirstApplyUndo:
         record = f"the record ConfigMap {store.namespace}/{store.object_name}"
         self.left += [record] if store.resource_version is not None else []  # none when its first write failed
         try:
-            if policy_namespaces:
-                selector = markers.created_selector(hashed_owner)
-                self._policy_namespaces(policy_namespaces, selector, markers.owner_label)
-            self._record_and_namespace(own_namespace)
-        except (KubeError, UndoIncompleteError) as exc:
-            return self._incomplete(str(exc))
+            stuck = self._policy_namespaces(policy_namespaces, markers, hashed_owner)
+            stuck = stuck or self._record_and_namespace(own_namespace)
+        except KubeError as exc:
+            stuck = str(exc)
+        if stuck:
+            return self._incomplete(stuck)
         verb = "was" if len(self.removed) == 1 else "were"
         what = f": {_and(self.removed)} {verb} removed again" if self.removed else ""
         said = f"{FIRST_APPLY}, so nothing of it was left in the cluster{what}."
@@ -93,23 +89,27 @@ class FirstApplyUndo:
     def _remaining(self) -> float:
         return max(0.0, self.deadline - time.monotonic())
 
-    def _policy_namespaces(self, names: Sequence[str], selector: str, owner_label: str) -> None:
-        """The namespaces the missing-namespaces policy created in this run, with issue 25's helper."""
-        kept, stuck = delete_created_namespaces(self.api, selector, owner_label, self._remaining(), only=names)
-        if stuck:
-            raise UndoIncompleteError(stuck)
+    def _policy_namespaces(self, names: Sequence[str], markers: Markers, hashed_owner: str) -> str:
+        """The namespaces the missing-namespaces policy created in this run, with issue 25's helper; why one cannot
+        finalise ("" when none)."""
+        if not names:
+            return ""
+        selector = markers.created_selector(hashed_owner)
+        kept, stuck = delete_created_namespaces(self.api, selector, markers.owner_label, self._remaining(), only=names)
         self.kept += kept
         for name in names:
             if self.api.get(NAMESPACES, "", name) is None:
                 self._gone(name)
+        return stuck
 
-    def _record_and_namespace(self, own_namespace: bool) -> None:
-        """The component's own namespace when this run created it (the record goes with it), else the record."""
+    def _record_and_namespace(self, own_namespace: bool) -> str:
+        """The component's own namespace when this run created it (the record goes with it), else the record; why
+        the namespace cannot finalise ("" when it is gone)."""
         store = self.store
         if own_namespace:
             kept, stuck = delete_own_namespace(self.api, store, self._remaining())
             if stuck:
-                raise UndoIncompleteError(stuck)
+                return stuck
             if kept:
                 self.kept.append(kept)
             else:
@@ -118,6 +118,7 @@ class FirstApplyUndo:
             store.delete(as_written=True)  # gone with its namespace already (False), or removed now
             self.left.pop()  # the record, listed last
             self.removed.append("the record")
+        return ""
 
     def _gone(self, name: str) -> None:
         """A namespace this run created is gone: reported as deleted (the diff's after is empty)."""
