@@ -12,7 +12,7 @@ conditions and what is left in it."""
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Collection, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.component.record import ComponentStore
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.client import KubeApi
@@ -97,13 +97,15 @@ def delete_created_namespaces(
     timeout: float,
     sleep: Callable[[float], None] = time.sleep,
     monotonic: Callable[[], float] = time.monotonic,
+    only: Optional[Collection[str]] = None,
 ) -> Tuple[List[str], str]:
     """Issue 25, C15: the namespaces the missing-namespaces policy created for the component's objects (labelled
     ``selector`` at creation, ``apply_waves._ensure_namespaces``) go with the component, as its own namespace does:
     each is deleted when nothing but what every namespace holds is left in it, and the wait for them is bounded
     (``wait_until_gone``). A namespace another component took into its set (it carries an ``owner_label``) is that
     component's. Returns ``(kept, stuck)``: a warning per namespace kept because something lives in it, and why a
-    deleted one cannot finalise ("" when all are gone)."""
+    deleted one cannot finalise ("" when all are gone). ``only``: just these names (issue 27: the ones a failed first
+    apply created; None: all)."""
     kept: List[str] = []
     deleted: List[str] = []
     try:
@@ -113,7 +115,7 @@ def delete_created_namespaces(
     for namespace in created:
         meta = namespace.get("metadata") or {}
         name = str(meta.get("name"))
-        if (meta.get("labels") or {}).get(owner_label):
+        if (meta.get("labels") or {}).get(owner_label) or (only is not None and name not in only):
             continue
         if not meta.get("deletionTimestamp"):
             others = leftovers(api, name, [])

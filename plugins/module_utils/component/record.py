@@ -159,9 +159,13 @@ class ComponentStore:
         self.writes += 1
         return True
 
-    def delete(self) -> bool:
-        """Remove the record (after the component's deletion finished)."""
-        gone = self.records.delete(self.object_name)
+    def delete(self, as_written: bool = False) -> bool:
+        """Remove the record (after the component's deletion finished). ``as_written``: only as this run last wrote it
+        (resourceVersion precondition, issue 27: a failed first apply gets a Conflict instead of removing a record
+        another run wrote meanwhile)."""
+        if as_written and self.resource_version is None:
+            return False  # this run wrote no record
+        gone = self.records.delete(self.object_name, self.resource_version if as_written else None)
         if gone:
             self.writes += 1
         return gone

@@ -106,6 +106,10 @@ class Writes:
             "orphaned": sorted(self.actions["orphaned"]),
         }
 
+    def created_namespaces(self) -> List[str]:
+        """Names of the namespaces this run created (issue 27: a failed first apply removes them again)."""
+        return sorted(ref.split(" ", 1)[1] for ref in self.actions["created"] if ref.startswith("Namespace "))
+
     def drifted(self) -> List[str]:
         """Objects whose live state differed from the task (corrected, or only reported in warn mode), sorted."""
         return sorted(self.actions["drifted"])

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from ansible_collections.nubes.cloud.plugins.module_utils.component import report
+from ansible_collections.nubes.cloud.plugins.module_utils.component import first_apply, report
 from ansible_collections.nubes.cloud.plugins.module_utils.component.desired import delete_hooks, desired_objects
 from ansible_collections.nubes.cloud.plugins.module_utils.component.errors import ComponentError
 from ansible_collections.nubes.cloud.plugins.module_utils.component.namespace import (
@@ -278,14 +278,29 @@ class ComponentRun:
         writes_before = self.api.calls.changes
         result = self._run(target, deadline)
         changed = created or self.api.calls.changes > writes_before  # issue 25: a no-op forced re-apply is no change
-        shown = changed or bool(self.writes.drifted())
-        extra = {"diff": self.writes.diff(task.verbosity)} if task.diff and shown else {}
         if result.error is None:
-            return self.result(changed, **extra)  # Ready, or wait=false: returned with the current state
+            return self.result(changed, **self._diff(changed))  # Ready, or wait=false: the current state
         message = result.error
         if record.reason == REASON_TIMEOUT:
             message = f"{message}\n" + report.not_ready(self._inventory(), reconciler.why_not_ready)
-        raise self.fail(message, changed, **extra)
+        raise self._apply_failed(message, changed, deadline)
+
+    def _diff(self, changed: bool) -> Dict[str, Any]:
+        """The ``diff`` result in diff mode, when the run wrote something or found drift."""
+        shown = changed or bool(self.writes.drifted())
+        return {"diff": self.writes.diff(self.task.verbosity)} if self.task.diff and shown else {}
+
+    def _apply_failed(self, message: str, changed: bool, deadline: float) -> ComponentError:
+        """The failed apply's error. Issue 27 (C8, C15): the component's first apply (no record before this run)
+        with no object of its set in the cluster removes what it created (``first_apply``) and says so. Once an
+        object is in the cluster the record stays, its inventory and the error in its status, so that
+        ``state: absent`` or the next run can finish."""
+        own = self.task.namespace if self.record.createdNamespace else ""
+        if not self.existed and first_apply.nothing_in_cluster(self.record.inventory, own):
+            undo = first_apply.FirstApplyUndo(self.api, self.store, self.writes, deadline - time.monotonic())
+            message += "\n" + undo.run(bool(own), Markers(self.task.annotation_prefix), hash_owner_id(self.owner_id))
+            changed = changed or self.store.writes > 0  # it wrote (the record, a namespace), then undid
+        return self.fail(message, changed, **self._diff(changed))
 
     def _ensure_namespace(self) -> bool:
         """The component's namespace, which holds its record, is created first when missing (unless the
