@@ -186,7 +186,7 @@ def salt(record: Optional[Record]) -> str:
     return (record.salt if record is not None else None) or ""
 
 
-def digests(record: Optional[Record]) -> Mapping[str, str]:
+def recorded_digests(record: Optional[Record]) -> Mapping[str, str]:
     """The digests of the secrets the record last applied (none: empty)."""
     return (record.digests if record is not None else None) or {}
 
@@ -201,7 +201,7 @@ def open_operation(record: Optional[Record]) -> Optional[Operation]:
 
 def _applied(record: Optional[Record], code: str, value: str) -> bool:
     """The record's digest of `code` is one of `value` (issue 24: a slow salted KDF, or the legacy format)."""
-    known = digests(record)
+    known = recorded_digests(record)
     return code in known and secret_digest.matches(known[code], code, value, salt(record))
 
 
@@ -213,14 +213,14 @@ def secrets_to_set(record: Optional[Record], secrets: Mapping[str, str]) -> List
 def secrets_changed(record: Optional[Record], secrets: Mapping[str, str]) -> List[str]:
     """Codes of the task's secrets whose digest this record holds and that differ from it (a secret this record
     never applied is unknown, not changed)."""
-    known = digests(record)
+    known = recorded_digests(record)
     return sorted(code for code, value in secrets.items() if code in known and not _applied(record, code, value))
 
 
 def digest_of(record: Optional[Record], code: str, value: str) -> str:
     """The digest to record for `value`: the record's own when it is current and of this value (compared already,
     so no second KDF run), else a new one (issue 24)."""
-    known = digests(record).get(code)
+    known = recorded_digests(record).get(code)
     if secret_digest.is_current(known) and _applied(record, code, value):
         return str(known)
     return secret_digest.make(code, value)
@@ -230,7 +230,7 @@ def migrated(record: Optional[Record], secrets: Mapping[str, str]) -> Optional[R
     """Issue 24: the record with each digest in an older format (one round of SHA-256, or other KDF parameters)
     that matches the task's value replaced by a current one; None when there is nothing to migrate. A digest
     whose value the task does not give, or gives differently, cannot be re-made and stays as it is."""
-    known = dict(digests(record))
+    known = dict(recorded_digests(record))
     stale = [c for c, v in secrets.items() if c in known and not secret_digest.is_current(known[c])]
     renewed = {c: secret_digest.make(c, secrets[c]) for c in stale if _applied(record, c, secrets[c])}
     if record is None or not renewed:
@@ -268,7 +268,7 @@ def settled(record: Record, succeeded: bool) -> Record:
     operation = record.operation if record.operation is not None else Operation()
     result = record
     if succeeded:
-        result = replace(result, digests=dict(digests(record), **(operation.digests or {})))
+        result = replace(result, digests=dict(recorded_digests(record), **(operation.digests or {})))
         if operation.git_revision is not None:
             result = replace(result, git_revision=operation.git_revision)
         if result.status == STATUS_CREATING:
@@ -291,5 +291,5 @@ def present(
         instance_uid=base.instance_uid if instance_uid is None else instance_uid,
         git_revision=base.git_revision if git_revision is None else git_revision,
         salt=salt(base) or new_salt(),
-        digests={k: v for k, v in digests(base).items() if k in secret_codes},
+        digests={k: v for k, v in recorded_digests(base).items() if k in secret_codes},
     )

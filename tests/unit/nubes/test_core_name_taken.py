@@ -25,7 +25,8 @@ def holder_the_lookup_misses(deck: FakeDeck, service_id: int, name: str) -> Dict
 
     def hook(request: httpx.Request) -> Any:
         if request.method == "POST" and request.url.path.endswith("/instances"):
-            seen.setdefault("holder", deck.add_instance(service_id, name))
+            if "holder" not in seen:
+                seen["holder"] = deck.add_instance(service_id, name)
             seen["shown"] = "once"
             return httpx.Response(400, json={"ERROR": f"displayName '{name}' is not unique for service {service_id}"})
         if request.method == "GET" and request.url.path.endswith("/instances") and "holder" in seen:
