@@ -25,6 +25,7 @@ from typing import Any, Mapping, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance, same_uid
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,11 @@ class ResourceRef:
         """A sub-resource's identity once its parent's uid is known."""
         return replace(self, parent_uid=parent_uid)
 
+    def subresource(self, parent_uid: str, sub: str, key: str) -> ResourceRef:
+        """The identity of the sub-resource `sub` `key` of the instance `parent_uid` of this ref's service (P13:
+        {parent instance uid, key}); `resource_name` stays the parent's."""
+        return replace(self, task_uid="", sub=sub, key=key, parent_uid=parent_uid)
+
 
 def task_id(value: Optional[str]) -> str:
     """K1: the id from the task only; unset is ""."""
@@ -81,9 +87,10 @@ class Resolved:
     rule: str = ""
 
 
-def resolve(ref: ResourceRef, record: Optional[Mapping[str, Any]]) -> Resolved:
-    """The id to use: K4b when the task names one, K4a when only the record has one, else "" (K1)."""
-    return resolve_identity(ref.task_uid, record, ref.parent_fields)
+def resolve(ref: ResourceRef, record: Optional[Record]) -> Resolved:
+    """The id to use: K4b when the task names one, K4a when only the record has one, else "" (K1). The record's
+    fields are compared as stored (its identity fields included)."""
+    return resolve_identity(ref.task_uid, record.to_json() if record is not None else None, ref.parent_fields)
 
 
 def resolve_identity(

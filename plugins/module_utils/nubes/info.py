@@ -43,7 +43,7 @@ class InfoTask:
         if not name and not uid:
             return self._list()
         ref = identity.ResourceRef(self.spec.name, self.spec.service_id, self.ctx.options.workspace, name, uid)
-        record = records.normalise(self.ctx.store.get(ref)) if name else None
+        record = self.ctx.store.get(ref) if name else None
         found = self._find(ref, record)
         for instance in found:
             self._check_service(instance)
@@ -54,7 +54,8 @@ class InfoTask:
             "instances": [view for view, instance in zip(views, found) if self.wanted(instance)],
         }
         if record is not None:
-            result["state"] = {k: record[k] for k in RECORD_FIELDS if k in record}
+            stored = record.to_json()
+            result["state"] = {k: stored[k] for k in RECORD_FIELDS if k in stored}
         if len(found) > 1:
             self.ctx.warn(
                 f"{len(found)} live instances are named {name!r} ({', '.join(i.uid for i in found)}): they are all in "

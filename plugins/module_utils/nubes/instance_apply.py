@@ -9,7 +9,7 @@ delete, redeploy (P14), placeholder removal; the record written through into the
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import records, revision
@@ -23,10 +23,11 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import DELETED, MISSING, NOT_CREATED, Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.placeholder import Placeholder
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import (
     STATUS_CREATE_REQUESTED,
     STATUS_CREATING,
     STATUS_PRESENT,
+    Record,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Outcome, Plan, Settled
 
@@ -78,8 +79,8 @@ class InstanceApply(InstanceFind):
         wait) forgets the instance's sub-resource records as well, as a delete that finishes in its own run does."""
         operation = records.open_operation(record)
         result = super().settle(record)
-        if result.waited and result.record is None and operation is not None and operation.get("name") == "delete":
-            self._forget_subresources(str((record or {}).get("instance_uid") or ""))
+        if result.waited and result.record is None and operation is not None and operation.name == "delete":
+            self._forget_subresources(str(record.instance_uid or "") if record is not None else "")
         return result
 
     def _forget_subresources(self, parent_uid: str) -> None:
@@ -89,10 +90,10 @@ class InstanceApply(InstanceFind):
         if self.ctx.check_mode or not parent_uid:
             return
         store = self.ctx.store
-        for record in store.subs_of(self.spec.name, parent_uid):
-            store.delete_sub(self.spec.name, parent_uid, str(record.get("sub") or ""), str(record.get("key") or ""))
+        for ref, _record in store.subresources_of(self.ref, parent_uid):
+            store.delete(ref)
 
-    def _present_record(self, outcome: Outcome) -> records.Record:
+    def _present_record(self, outcome: Outcome) -> Record:
         return records.present(
             outcome.record,
             [p.code for p in self.spec.params if p.secret],
@@ -138,7 +139,7 @@ class InstanceApply(InstanceFind):
         if instance is None:  # internal invariant (ansible-test forbids assert)
             raise NubesError("internal error: no instance to operate on; please report this bug")
         if outcome.record is None:  # adopting: the record starts with the operation (P27: a re-run waits for it)
-            outcome.record = {"status": STATUS_PRESENT, "instance_uid": instance.uid}
+            outcome.record = Record(status=STATUS_PRESENT, instance_uid=instance.uid)
         return self.run_operation(outcome, found, plan, instance, name, values, secrets, deploys, current, wait)
 
     def _create(self, found: InstanceFound, plan: InstancePlan, outcome: Outcome, wait: bool) -> bool:
@@ -146,8 +147,8 @@ class InstanceApply(InstanceFind):
         instance = outcome.instance
         if instance is None or instance.status in (DELETED, MISSING):
             self._new_instance(outcome)
-        elif outcome.record is None or outcome.record.get("instance_uid") != instance.uid:
-            self.write(outcome, {**(outcome.record or {}), "status": STATUS_CREATING, "instance_uid": instance.uid})
+        elif outcome.record is None or outcome.record.instance_uid != instance.uid:
+            self.write(outcome, replace(outcome.record or Record(), status=STATUS_CREATING, instance_uid=instance.uid))
         git_revision = self.opts.git_revision
         finished = self._execute(found, plan, outcome, "create", plan.create_values, self.secrets, git_revision, wait)
         if finished:
@@ -166,7 +167,7 @@ class InstanceApply(InstanceFind):
         requested_at = time.time()
         # The moment the request leaves is recorded with it: a re-run reads the name until the request's outcome
         # window has passed before it sends another (issue 24).
-        self.write(outcome, {"status": STATUS_CREATE_REQUESTED, "instance_uid": "", "requested_at": requested_at})
+        self.write(outcome, Record(status=STATUS_CREATE_REQUESTED, instance_uid="", requested_at=requested_at))
         placeholder = Placeholder(self.ctx.api, self.spec.service_id, self.ref.resource_name)
         try:
             uid = placeholder.post()
@@ -175,10 +176,10 @@ class InstanceApply(InstanceFind):
                 uid = placeholder.read_back(exc, requested_at)  # the record keeps the request if none is found
             except NubesError:
                 # read to the end of the request's outcome window: a re-run need not wait for it again
-                self.write(outcome, {**(outcome.record or {}), "window_passed": True})
+                self.write(outcome, replace(outcome.record or Record(), window_passed=True))
                 raise
         except NubesError:
             self.write(outcome, prior)  # refused: nothing was made
             raise
         outcome.instance = Instance({"instanceUid": uid, "displayName": placeholder.name, "explainedStatus": ""})
-        self.write(outcome, {"status": STATUS_CREATING, "instance_uid": uid})  # recorded before anything else
+        self.write(outcome, Record(status=STATUS_CREATING, instance_uid=uid))  # recorded before anything else

@@ -13,17 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, NamedTuple, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes import identity, records
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import identity
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import reads_live
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.placeholder import Placeholder
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import (
     STATUS_CREATE_REQUESTED,
     STATUS_PRESENT,
+    Record,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Found, Settled, Task
 
@@ -32,7 +32,7 @@ def is_own_record(record: Optional[Record], instance: Optional[Instance]) -> boo
     """The record belongs to the live instance (or is this task's create whose uid was lost)."""
     if record is None or instance is None:
         return False
-    recorded = str(record.get("instance_uid") or "")
+    recorded = record.instance_uid or ""
     return not recorded or recorded.lower() == instance.uid.lower()
 
 
@@ -53,7 +53,7 @@ class InstanceFound(Found):
     @property
     def recorded(self) -> bool:
         """The record holds this resource: its instance is the live one, or none was read (gone, or not read)."""
-        if self.record is None or not self.record.get("instance_uid"):
+        if self.record is None or not self.record.instance_uid:
             return False
         return self.instance is None or self.own_record
 
@@ -94,9 +94,9 @@ class InstanceFind(Task):
 
     def _name_from_uid(self) -> str:
         """Only instance_uid given: the recorded resource_name, else the live instance's display name."""
-        record = self.ctx.store.find_instance_by_uid(self.spec.name, self.ref.task_uid)
-        if record:
-            return str(record.get("resource_name") or self.ref.task_uid)
+        recorded = self.ctx.store.find_by_uid(self.ref, self.ref.task_uid)
+        if recorded is not None:
+            return recorded[0].resource_name or self.ref.task_uid
         self.preloaded = identity.find(self.ctx.api, self.ref.task_uid)
         if self.preloaded is None:
             raise NubesError(
@@ -106,7 +106,7 @@ class InstanceFind(Task):
         return self.preloaded.display_name or self.ref.task_uid
 
     def find(self) -> InstanceFound:
-        record = records.normalise(self.ctx.store.get(self.ref))
+        record = self.ctx.store.get(self.ref)
         resolved = identity.resolve(self.ref, record)  # K4a / K4b: a conflict is decided by lifecycle.decide()
         if resolved.conflict:
             return InstanceFound(record, live_read=False, resolved=resolved)
@@ -145,7 +145,7 @@ class InstanceFind(Task):
         """No id, or the recorded instance is gone: live candidates by display name (list items carry no params,
         so the one candidate is then read by its uid). Never a deleted instance (issue 14)."""
         lost_uid = ""
-        if recorded and record is not None and record.get("status") == STATUS_PRESENT:
+        if recorded and record is not None and record.status == STATUS_PRESENT:
             lost_uid = recorded  # P20: the recorded instance is missing or deleted
         if self.opts.state != "present" and recorded:
             return Lookup(record, instance, (), lost_uid)
@@ -156,7 +156,7 @@ class InstanceFind(Task):
         live_uids = tuple(i.uid for i in found)
         if len(found) != 1:
             return Lookup(record, instance, live_uids, lost_uid)
-        ours = record is not None and record.get("status") == STATUS_CREATE_REQUESTED
+        ours = record is not None and record.status == STATUS_CREATE_REQUESTED
         # present: the candidate to adopt or refuse; absent/deleted without a record: shown as it is (its uid and
         # status, suspended included: issue 23) and left alone by the decision, which says how to name it
         return Lookup(record if ours else None, self.ctx.api.get_instance(found[0].uid), live_uids, lost_uid)

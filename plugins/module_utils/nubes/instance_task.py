@@ -22,7 +22,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
     InstanceSituation,
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, RUNNING, Instance
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_PRESENT
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_PRESENT
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Compared, Outcome, run_task
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
 
@@ -74,7 +74,7 @@ class InstanceTask(InstanceApply):
         instance = found.instance
         status = instance.status if instance is not None else MISSING
         own = found.own_record
-        creating = own and found.record is not None and found.record.get("status") != STATUS_PRESENT
+        creating = own and found.record is not None and found.record.status != STATUS_PRESENT
         live = found.live
         wanted = {code: value for code, value in self.desired.items() if code not in compared.left_alone}
         foreign = ""
@@ -96,6 +96,7 @@ class InstanceTask(InstanceApply):
             named_uid=bool(self.ref.task_uid),
             live_matches=len(found.live_uids),
             live_uids=found.live_uids,
+            name_taken_by=found.name_taken_by,  # issue 14
             adopt=self.opts.adopt,
             key_mismatches=tuple(differing(self.spec.params, self.desired, live, immutable=True)),
             changed=tuple(differing(self.spec.params, wanted, live, immutable=False) + list(compared.secrets_to_set)),
@@ -183,8 +184,9 @@ class InstanceTask(InstanceApply):
         status = "unknown" if not found.live_read else instance.status if instance is not None else MISSING
         if decision.operations and decision.operations[-1] == DELETE_PLACEHOLDER and not self.ctx.check_mode:
             status = MISSING
+        recorded_uid = (outcome.record.instance_uid if outcome.record is not None else None) or ""
         view = {
-            "instance_uid": instance.uid if instance else (str((outcome.record or {}).get("instance_uid") or "")),
+            "instance_uid": instance.uid if instance else recorded_uid,
             "resource_name": self.ref.resource_name,
             "service_id": self.spec.service_id,
             "status": status,

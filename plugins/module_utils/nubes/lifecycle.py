@@ -6,7 +6,8 @@
 lifecycle_types.py) and names the operations to run, what to do with the record, and why (for the diagnostics,
 P30). Nothing is patched onto a decision afterwards. Rules: the seed's matrix P20-P29, key params P23, identity
 K1/K4a/K4b, convergence P16/P38/P14, sub-resources P13/P17/P28, busy instances P27 (this task's own operation still
-running: reported, never started twice), and real deletion (`state: deleted`, beyond the seed). The instance rules
+running: reported, never started twice), a create the API refused for a display name that the lookup does not
+show (issue 14), and real deletion (`state: deleted`, beyond the seed). The instance rules
 are in lifecycle_instance.py, the sub-resource rules in lifecycle_sub.py.
 
 Two rules must be known before there is a situation, because they say what the find step may read; they are

@@ -59,6 +59,22 @@ def _create_reason(s: InstanceSituation) -> str:
     return reason
 
 
+def _name_taken(s: InstanceSituation, flag_: str) -> Decision:
+    """Issue 14: the API refused this task's create because live instances hold the display name, and the lookup by
+    name (looked again) still does not show them: creating again would be refused again, and adopting by name finds
+    nothing. The message names them and the two ways on (P28)."""
+    holders = ", ".join(s.name_taken_by)
+    message = (
+        f"the API refuses resource_name: the display name is taken by {holders}, which the lookup by name does not "
+        "show; adopt it by instance_uid with adopt_existing_on_create=true, or choose another resource_name"
+    )
+    choices = (
+        "change resource_name to create a new resource",
+        f"adopt the holder by setting instance_uid ({holders}) and adopt_existing_on_create=true, and re-run the task",
+    )
+    return Decision(error=True, reason=message, flag=flag_, choices=choices, rule="P28", message=message)
+
+
 def decide_present(s: InstanceSituation) -> Decision:
     adopt_flag = flag("adopt_existing_on_create", s.adopt)
     job = "" if s.recorded or s.record_creating else s.ephemeral_state
@@ -77,6 +93,8 @@ def decide_present(s: InstanceSituation) -> Decision:
                 "one".format("deleted" if s.status == DELETED else "not found"),
                 "K4b",
             )
+        if s.name_taken_by:  # issue 14: the create was refused for a holder of the name that the lookup misses
+            return _name_taken(s, adopt_flag)
         warning = ""
         if s.lost_uid:
             warning = f"the recorded instance {s.lost_uid} is missing or deleted; a new instance is created"

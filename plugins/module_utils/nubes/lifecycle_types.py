@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, nubes.cloud contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What `lifecycle.decide()` takes and returns: the situations a task found (every fact a rule needs, identity,
-busy and skipped-read facts included) and the :class:`Decision`; plus the pieces of a decision that the
+busy, skipped-read and taken-name facts included) and the :class:`Decision`; plus the pieces of a decision that the
 instance rules (lifecycle_instance.py) and the sub-resource rules (lifecycle_sub.py) share. No I/O.
 """
 
@@ -51,6 +51,7 @@ class InstanceSituation:
     named_uid: bool = False  # the task gave instance_uid
     live_matches: int = 0  # live instances with the resource_name (no id known)
     live_uids: Tuple[str, ...] = ()
+    name_taken_by: Tuple[str, ...] = ()  # issue 14: live holders of the name the API named on refusing a create
     adopt: bool = False
     key_mismatches: Tuple[str, ...] = ()  # create-only params whose live value differs from the task's
     changed: Tuple[str, ...] = ()  # modifiable params (and secrets to set) that differ from the live ones

@@ -11,13 +11,13 @@ before `post`, and the uid `post` or `read_back` returns right after.
 from __future__ import annotations
 
 import time
-from typing import Any, List, Mapping, Optional
+from typing import List, Optional
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import write_outcome
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckApi
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import ApiError, NubesError, OutcomeUnknownError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_CREATE_REQUESTED
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_CREATE_REQUESTED, Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import NameTaken
 
 
@@ -64,15 +64,14 @@ class Placeholder:
             "appeared, and sends the create again only if it has not"
         ) from None
 
-    def awaited(self, record: Optional[Mapping[str, Any]]) -> List[Instance]:
+    def awaited(self, record: Optional[Record]) -> List[Instance]:
         """A record that holds a create whose outcome was never known (a crash, a timeout, a 5xx) while nothing
         carries the name yet: the request may still take effect, so the name is read until that request's window
         has passed. Only then may a create be sent again, or the record be dropped."""
-        record = record or {}
-        requested_at = record.get("requested_at")
-        if record.get("status") != STATUS_CREATE_REQUESTED or not isinstance(requested_at, (int, float)):
+        if record is None or record.status != STATUS_CREATE_REQUESTED or record.requested_at is None:
             return []
-        if record.get("window_passed"):
+        requested_at = record.requested_at
+        if record.window_passed:
             return []  # the run that sent it read until its window ended (a crash leaves no such mark)
         until = requested_at + write_outcome.window(self.api.client.config.timeout, answered=False)
         if until <= time.time():

@@ -5,10 +5,10 @@ and how the diff shows it. Pure functions of the spec, the live params and the r
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_PRESENT, Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_PRESENT
 
 Live = Mapping[str, Optional[str]]
 
@@ -22,22 +22,20 @@ def param_code(spec: ServiceSpec) -> str:
     return "gitRevision"
 
 
-def deployed(spec: ServiceSpec, live: Live, record: Optional[Mapping[str, Any]]) -> Optional[str]:
+def deployed(spec: ServiceSpec, live: Live, record: Optional[Record]) -> Optional[str]:
     """The git_revision deployed: live when the API reports it, else the one this record deployed."""
-    current = live.get(param_code(spec)) or (record or {}).get("git_revision")
+    current = live.get(param_code(spec)) or (record.git_revision if record is not None else None)
     return None if current is None else str(current)
 
 
-def changed(
-    spec: ServiceSpec, wanted: Optional[str], live: Live, record: Optional[Mapping[str, Any]], own_record: bool
-) -> bool:
+def changed(spec: ServiceSpec, wanted: Optional[str], live: Live, record: Optional[Record], own_record: bool) -> bool:
     """P14/P18: the task's git_revision differs from the deployed one (live when the API reports it, else the one
     the record deployed). Unknown, with the instance's own record of a finished create, counts as differing."""
     if not spec.lifecycle.redeploy or wanted is None:
         return False
     current = deployed(spec, live, record)
     if current is None:
-        return bool(own_record and record and record.get("status") == STATUS_PRESENT)
+        return bool(own_record and record is not None and record.status == STATUS_PRESENT)
     return current != wanted
 
 
@@ -47,7 +45,7 @@ def diff(
     present: bool,
     wanted: Optional[str],
     live: Live,
-    record: Optional[Mapping[str, Any]],
+    record: Optional[Record],
 ) -> Tuple[Dict[str, str], Dict[str, str]]:
     """P14: the diff shows git_revision too (a redeploy changes nothing else): deployed before, the task's after."""
     if not spec.lifecycle.redeploy:

@@ -79,7 +79,7 @@ def check_record(table: str, key: Key, record: Any, where: str, fix: str) -> Dic
             where, f"the {name} has parent uid {_shown(key[PARENT_IN_KEY])} in its key, which is not {UID_FORM}", fix
         )
     _check_fields(record, "", name, where, fix)
-    for nested in ("operation", "pending"):  # `pending`: the shape of earlier versions (records.normalise)
+    for nested in ("operation", "pending"):  # `pending`: the shape of earlier versions (records.current_shape)
         value = record.get(nested)
         if value is None:
             continue

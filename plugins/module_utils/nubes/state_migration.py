@@ -19,6 +19,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
     Key,
     StateBackend,
     name_lock_key,
+    parent_lock_key,
 )
 
 IGNORED_FIELDS = ("updated_at",)
@@ -44,10 +45,10 @@ def describe(table: str, key: Key) -> str:
 
 
 def lock_key(table: str, key: Key) -> Tuple[str, ...]:
-    """The lock the modules take on this record (StateStore.instance_lock / parent_lock)."""
+    """The lock the modules take on this record (StateStore.lock: the name's, or the parent's)."""
     if table == INSTANCES:
         return name_lock_key(key[1], key[2])
-    return ("parent", key[0], str(key[2]).lower())
+    return parent_lock_key(key[0], str(key[2]))
 
 
 def migrate(

@@ -3,37 +3,33 @@
 """The state store: the recorded identity and what was last applied (Terraform state / KCC externalRef).
 
 One record per instance, keyed (workspace, service, resource_name), and per sub-resource, keyed
-(workspace, service, parent uid, sub, key). A record holds the uid, its status (`create_requested` ->
-`creating` -> `present`), the last operation uid, the applied params WITHOUT secrets, salted digests
-of every applied value (secrets included) and the git_revision. Backends implement
-:class:`StateBackend`; the local file one is in file_backend.py (a Kubernetes one can be added later).
-P42 (beyond): a per-resource lock is held across lookup + create so no duplicates are created.
+(workspace, service, parent uid, sub, key). A record (records.py: a typed :class:`~.records.Record`) holds the uid,
+its status (`create_requested` -> `creating` -> `present`), the last operation, salted digests of the secrets it
+applied and the git_revision. Backends implement :class:`StateBackend` and keep JSON dicts (file_backend.py,
+kubernetes_backend.py); the store converts at its edge. P42 (beyond): a per-resource lock is held across lookup +
+create so no duplicates are created.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import time
+from dataclasses import replace
 from typing import Any, ContextManager, Dict, Iterator, List, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import StateWriteError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 
 INSTANCES = "instances"
 SUBRESOURCES = "subresources"
 
-STATUS_CREATE_REQUESTED = "create_requested"  # POST /instances about to be sent; uid unknown
-STATUS_CREATING = "creating"  # uid known, create not finished
-STATUS_PRESENT = "present"  # applied
-
 Key = Tuple[str, ...]
-Record = Dict[str, Any]  # a record as stored: JSON-compatible (its shape: records.py)
 
 
 class StateBackend:
-    """Interface of a state backend. Records are JSON-compatible dicts."""
+    """Interface of a state backend. Records are JSON-compatible dicts (the format: state_format.py)."""
 
     def lock(self, key: Key) -> ContextManager[None]:
         """Exclusive lock on one resource key, across processes; held for the whole task."""
@@ -72,17 +68,17 @@ def name_lock_key(service: str, resource_name: str) -> Key:
     return ("instance", service, resource_name)
 
 
+def parent_lock_key(workspace: str, parent_uid: str) -> Key:
+    """P42: the lock a sub-resource task holds: its parent's, which serialises the operations on one parent."""
+    return ("parent", workspace, parent_uid.lower())
+
+
 def subresource_key(workspace: str, service: str, parent_uid: str, sub: str, key: str) -> Key:
     return (workspace, service, parent_uid.lower(), sub, key)
 
 
-def new_salt() -> str:
-    return secrets.token_hex(8)
-
-
-def stamp(record: Dict[str, Any]) -> Dict[str, Any]:
-    record["updated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return record
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 @contextlib.contextmanager
@@ -97,13 +93,14 @@ def _writing(what: str) -> Iterator[None]:
 
 
 class StateStore:
-    """Typed access to the records of one workspace.
+    """Typed access to the records of one workspace, by identity only (issue 23).
 
     A task reaches its record through its identity, the :class:`~.identity.ResourceRef` it built once (KCC's typed
     `a.id`): `lock(ref)`, `get(ref)`, `put(ref, record)`, `delete(ref)`. The ref says the table and the key (an
     instance: service and resource_name; a sub-resource: service, parent uid, sub and key) and the identity fields
-    every stored record carries. The name-keyed methods below (`get_instance`, `put_instance`, ...) serve code that
-    has no task identity (tests and tools reading or seeding a state file); no task uses them.
+    every stored record carries. Records go in and out as :class:`~.records.Record`; the backend keeps JSON. The
+    queries (`subresources_of`, `find_by_uid`) return refs with their records. Code without a task (tests, tools)
+    builds a ResourceRef too.
     """
 
     def __init__(self, backend: StateBackend, workspace: str) -> None:
@@ -141,73 +138,40 @@ class StateStore:
         """P42: held for the whole task. An instance task holds its name's lock across lookup + create; a
         sub-resource task the parent's, which serialises the operations on one parent."""
         if ref.sub:
-            return self.parent_lock(ref.parent_uid)
-        return self.instance_lock(ref.service, ref.resource_name)
+            return self.backend.lock(parent_lock_key(self.workspace, ref.parent_uid))
+        return self.backend.lock(name_lock_key(ref.service, ref.resource_name))
 
     def get(self, ref: ResourceRef) -> Optional[Record]:
-        """The record of the resource `ref` names, as stored (None: nothing recorded)."""
-        return self.backend.get(*self._where(ref))
+        """The record of the resource `ref` names (None: nothing recorded); one of an earlier version in the
+        current shape (records.current_shape)."""
+        stored = self.backend.get(*self._where(ref))
+        return None if stored is None else Record.from_json(stored)
 
     def put(self, ref: ResourceRef, record: Record) -> None:
-        """Store `record` (not changed: a copy is stamped) with the identity fields of `ref`."""
+        """Store `record` with the identity fields of `ref` and the time of the write."""
         table, key = self._where(ref)
-        stored = dict(record, **self._identity_fields(ref))
+        stored = replace(record, updated_at=now(), **self._identity_fields(ref))
         with _writing(f"recording {self._what(ref)}"):
-            self.backend.put(table, key, stamp(stored))
+            self.backend.put(table, key, stored.to_json())
 
     def delete(self, ref: ResourceRef) -> bool:
         table, key = self._where(ref)
         with _writing(f"removing the record of {self._what(ref)}"):
             return self.backend.delete(table, key)
 
-    def instance_lock(self, service: str, resource_name: str) -> ContextManager[None]:
-        return self.backend.lock(name_lock_key(service, resource_name))
+    def subresources_of(self, parent: ResourceRef, parent_uid: str) -> List[Tuple[ResourceRef, Record]]:
+        """The sub-resources recorded under the instance `parent_uid` of `parent`'s service (any case), each with
+        its ref (issue 27: they go with a deleted instance)."""
+        found: List[Tuple[ResourceRef, Record]] = []
+        for key, stored in self.backend.items(SUBRESOURCES):
+            if key[:3] == (self.workspace, parent.service, parent_uid.lower()):
+                found.append((parent.subresource(parent_uid, key[3], key[4]), Record.from_json(stored)))
+        return found
 
-    def parent_lock(self, parent_uid: str) -> ContextManager[None]:
-        """Serialises sub-resource operations on one parent instance."""
-        return self.backend.lock(("parent", self.workspace, parent_uid.lower()))
-
-    def get_instance(self, service: str, resource_name: str) -> Optional[Dict[str, Any]]:
-        return self.backend.get(INSTANCES, instance_key(self.workspace, service, resource_name))
-
-    def find_instance_by_uid(self, service: str, uid: str) -> Optional[Dict[str, Any]]:
-        for key, record in self.backend.items(INSTANCES):
-            if (
-                key[0] == self.workspace
-                and key[1] == service
-                and str(record.get("instance_uid", "")).lower() == uid.lower()
-            ):
-                return record
+    def find_by_uid(self, ref: ResourceRef, uid: str) -> Optional[Tuple[ResourceRef, Record]]:
+        """The instance of `ref`'s service recorded with `uid` (any case), with its ref (`ref` named by the
+        recorded resource_name); None when no record holds that uid."""
+        for key, stored in self.backend.items(INSTANCES):
+            if key[:2] == (self.workspace, ref.service) and str(stored.get("instance_uid", "")).lower() == uid.lower():
+                return ref.named(key[2]), Record.from_json(stored)
         return None
-
-    def put_instance(self, service: str, resource_name: str, record: Dict[str, Any]) -> None:
-        record.update({"workspace": self.workspace, "service": service, "resource_name": resource_name})
-        with _writing(f"recording {service} {resource_name!r}"):
-            self.backend.put(INSTANCES, instance_key(self.workspace, service, resource_name), stamp(record))
-
-    def delete_instance(self, service: str, resource_name: str) -> bool:
-        with _writing(f"removing the record of {service} {resource_name!r}"):
-            return self.backend.delete(INSTANCES, instance_key(self.workspace, service, resource_name))
-
-    def get_sub(self, service: str, parent_uid: str, sub: str, key: str) -> Optional[Dict[str, Any]]:
-        return self.backend.get(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key))
-
-    def put_sub(self, service: str, parent_uid: str, sub: str, key: str, record: Dict[str, Any]) -> None:
-        record.update(
-            {"workspace": self.workspace, "service": service, "parent_instance_uid": parent_uid, "sub": sub, "key": key}
-        )
-        with _writing(f"recording {sub} {key!r} of {parent_uid}"):
-            self.backend.put(
-                SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key), stamp(record)
-            )
-
-    def delete_sub(self, service: str, parent_uid: str, sub: str, key: str) -> bool:
-        with _writing(f"removing the record of {sub} {key!r} of {parent_uid}"):
-            return self.backend.delete(SUBRESOURCES, subresource_key(self.workspace, service, parent_uid, sub, key))
-
-    def subs_of(self, service: str, parent_uid: str) -> List[Dict[str, Any]]:
-        return [
-            record
-            for key, record in self.backend.items(SUBRESOURCES)
-            if key[0] == self.workspace and key[1] == service and key[2] == parent_uid.lower()
-        ]

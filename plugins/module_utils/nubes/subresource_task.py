@@ -24,7 +24,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, Instance, as_text
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.params import ParamConverter
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import STATUS_CREATING, STATUS_PRESENT
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_CREATING, STATUS_PRESENT, Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import (
     Compared,
     Found,
@@ -110,8 +110,8 @@ class SubresourceTask(Task):
             )
         parent = identity.ResourceRef(self.spec.name, self.spec.service_id, self.opts.workspace, name)
         record = self.ctx.store.get(parent)  # the parent task's record
-        if record and record.get("instance_uid"):
-            return str(record["instance_uid"])
+        if record is not None and record.instance_uid:
+            return record.instance_uid
         found = self.ctx.api.find_live_by_name(self.spec.service_id, name)
         if not found and self.ctx.check_mode:
             self.ctx.pending_reference(f"the parent {self.spec.name} instance named {name!r}")
@@ -129,7 +129,7 @@ class SubresourceTask(Task):
         return f"{self.sub.name} {self.key!r} of instance {self.ref.parent_uid}"
 
     def find(self) -> SubFound:
-        record = records.normalise(self.ctx.store.get(self.ref))
+        record = self.ctx.store.get(self.ref)
         parent = identity.find(self.ctx.api, self.ref.parent_uid)  # K2: no call for a pending parent ("")
         if parent is not None and self.foreign_parent(parent):
             return SubFound(record, parent)  # K4a: decided (an error) before anything else is read
@@ -233,9 +233,10 @@ class SubresourceTask(Task):
                 self._run(found, plan, outcome, operation, dict(self.desired, **secrets), secrets, found.current or {})
         if not outcome.finished:
             return  # wait=false: the record holds the operation; a later run settles it (P27)
+        unfinished = outcome.record is not None and outcome.record.status != STATUS_PRESENT
         if decision.record == RECORD_REMOVE and outcome.record is not None:
             self.write(outcome, None)
-        elif decision.record == RECORD_WRITE or (outcome.record and outcome.record.get("status") != STATUS_PRESENT):
+        elif decision.record == RECORD_WRITE or unfinished:
             # written, or found done by a re-run after an interrupted create: the record is now complete
             self.write(outcome, records.present(outcome.record, [p.code for p in self.sub.params if p.secret]))
 
@@ -252,7 +253,7 @@ class SubresourceTask(Task):
         if found.instance is None:  # internal invariant (ansible-test forbids assert)
             raise NubesError("internal error: no parent instance; please report this bug")
         if outcome.record is None:
-            outcome.record = {"status": STATUS_CREATING}  # stored when the operation starts (P27)
+            outcome.record = Record(status=STATUS_CREATING)  # stored when the operation starts (P27)
         self.run_operation(outcome, found, plan, found.instance, name, values, secrets, None, current)
 
     def result(self, found: SubFound, plan: SubPlan, outcome: Outcome, diagnosis: str) -> Dict[str, Any]:

@@ -13,7 +13,7 @@ runs the same steps up to the plan and writes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ContextManager, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import records
@@ -36,7 +36,13 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import OperationResult, check_success
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record, open_operation, settled, started
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import (
+    Operation,
+    Record,
+    open_operation,
+    settled,
+    started,
+)
 
 
 class NameTaken(NubesError):
@@ -55,19 +61,22 @@ class Settled:
 
     record: Optional[Record] = None  # the record afterwards (settled, or None once its destroy finished)
     in_flight: str = ""  # still running and not waited for (wait=false): its name
-    reusable: Optional[Dict[str, Any]] = None  # never started: the operation to reuse
+    reusable: Optional[Operation] = None  # never started: the operation to reuse
     last_operation: Optional[OperationResult] = None  # the one in flight, for the result
     waited: bool = False  # it was waited for (or had finished): the instance is read again
 
 
 @dataclass(frozen=True)
 class Found:
-    """What the find step found: the record, the live instance (a sub-resource task: the parent), and the record's
-    own operation. A task kind adds what else it found."""
+    """What the find step found: the record, the live instance (a sub-resource task: the parent), the record's own
+    operation, and the holders of a display name the API said is taken. A task kind adds what else it found."""
 
     record: Optional[Record] = None
     instance: Optional[Instance] = None
     own: Settled = field(default_factory=Settled)
+    # issue 14: the live holders of the display name that the API named when it refused this task's create (set on
+    # the second pass: when the lookup by name still shows none of them, decide() refuses instead of creating again)
+    name_taken_by: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -235,7 +244,7 @@ class Task:
         operation = open_operation(record)
         if operation is None or record is None:
             return Settled(record)
-        uid, name = str(operation["uid"]), str(operation.get("name") or "operation")
+        uid, name = operation.uid or "", operation.name or "operation"
         current = self.ctx.api.get_operation(uid)
         step = own_operation_step(current.started, current.finished, self.ctx.options.wait)
         if step == OWN_REUSE:  # the earlier run stopped before `run`: nothing was applied
@@ -254,7 +263,7 @@ class Task:
             self.ctx.warn(f"the earlier {name} operation did not succeed: {exc.msg}")
             after: Optional[Record] = settled(record, False)
         else:
-            after = None if operation.get("remove_record") else settled(record, True)  # a destroy: done
+            after = None if operation.remove_record else settled(record, True)  # a destroy: done
         self.store(after)
         return Settled(after, waited=True)
 
@@ -274,16 +283,16 @@ class Task:
         """Run one operation on `instance` (P38: `values`, then `current` for the rest); the record notes it before
         it runs (crash safety, P27) and what it applied once it succeeded. `wait` (default: the task's option) False
         returns once the API has accepted and run it; the result is then False (started, not finished)."""
-        base = outcome.record or {}
+        base = outcome.record
         reusable = found.own.reusable
-        reuse = reusable if reusable and reusable.get("name") == name else None
+        reuse = reusable if reusable is not None and reusable.name == name else None
         remove = plan.decision.record == RECORD_REMOVE
 
         def on_created(op_uid: str) -> None:
             self.write(outcome, started(base, op_uid, name, secrets, revision, remove))
 
         op_id = self.ctx.operation_ids.resolve(name, instance)  # issue 14: by name, from the API
-        reuse_uid = str(reuse["uid"]) if reuse else None
+        reuse_uid = reuse.uid if reuse is not None else None
         start = self.ctx.executor.start
         op_uid = start(instance.uid, name, op_id, dict(values), on_created, reuse_uid, current, self.placeholders)
         outcome.operations.append(name)
@@ -303,10 +312,14 @@ class Task:
         return True
 
 
-def _steps(task: Task) -> Tuple[Any, Plan, Outcome, str]:
-    """find -> compare -> decide -> plan -> execute (check mode: preview); what each step returned."""
+def _steps(task: Task, name_taken_by: Tuple[str, ...] = ()) -> Tuple[Any, Plan, Outcome, str]:
+    """find -> compare -> decide -> plan -> execute (check mode: preview); what each step returned. `name_taken_by`:
+    the holders of the display name the API named when it refused this task's create (issue 14), a fact of what
+    was found, which decide() rules on."""
     ctx = task.ctx
     found = task.find()
+    if name_taken_by:
+        found = replace(found, name_taken_by=name_taken_by)
     compared = task.compare(found)
     for warning in compared.warnings:
         ctx.warn(warning)
@@ -323,18 +336,12 @@ def _steps(task: Task) -> Tuple[Any, Plan, Outcome, str]:
 
 def run_task(task: Task) -> Dict[str, Any]:
     """lock -> find -> compare -> decide -> plan -> execute -> result; a create refused for a taken name is decided
-    once more (issue 14: the task looks again, and adopts the holder or refuses naming it)."""
+    once more, with the holders the API named (issue 14: the task looks again and adopts the holder, or refuses
+    naming it; decide() refuses when the lookup still does not show it, so no second create is sent)."""
     with task.lock():
         try:
             found, plan, outcome, diagnostics = _steps(task)
-        except NameTaken:
-            try:
-                found, plan, outcome, diagnostics = _steps(task)
-            except NameTaken as exc:
-                raise NubesError(
-                    f"the API refuses resource_name: the display name is taken by {', '.join(exc.uids)}, which the "
-                    "lookup by name does not show; adopt it by instance_uid with adopt_existing_on_create=true, or "
-                    "choose another resource_name"
-                ) from None
+        except NameTaken as exc:
+            found, plan, outcome, diagnostics = _steps(task, tuple(exc.uids))
         task.migrate_digests(outcome.record)
     return task.result(found, plan, outcome, diagnostics)

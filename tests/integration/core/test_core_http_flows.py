@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import OperationTimeoutError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.integration.core.conftest import RunTask, create_flow, live_instances, operation_flow, shape
 
@@ -26,7 +27,10 @@ def s3_args(name: str, **extra: Any) -> Dict[str, Any]:
 
 
 def recorded(task: RunTask, service: str, name: str) -> Any:
-    return StateStore(FileBackend(task.state_path), "default").get_instance(service, name)  # type: ignore[attr-defined]
+    """The instance's record as stored (JSON), or None; a read by identity (the service id plays no part in it)."""
+    store = StateStore(FileBackend(task.state_path), "default")  # type: ignore[attr-defined]
+    record = store.get(ResourceRef(service, 0, "default", name))
+    return None if record is None else record.to_json()
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Dict
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.integration.core.conftest import RunTask, create_flow, live_instances, shape
 
@@ -31,7 +32,8 @@ def wait_for(predicate: Any, what: str, limit: float = 30.0) -> None:
 def record_of(state_path: str, name: str) -> Any:
     if not os.path.exists(state_path):
         return None
-    return StateStore(FileBackend(state_path), "default").get_instance("s3", name)
+    record = StateStore(FileBackend(state_path), "default").get(ResourceRef("s3", 12, "default", name))
+    return None if record is None else record.to_json()
 
 
 def test_sigkill_right_after_post_instances_then_rerun(

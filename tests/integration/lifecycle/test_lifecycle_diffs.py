@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.emulator import EmulatorServer
 from tests.integration.lifecycle import deck
@@ -69,18 +70,19 @@ def test_delete_names_the_subresources_that_go_and_forgets_their_records(
     for result in results[1:]:
         ok(result)
     store = StateStore(FileBackend(str(playbook.state_path)), "default")
-    assert {r["sub"] for r in store.subs_of("postgres", uid)} == {"user", "database"}
+    postgres = ResourceRef("postgres", 90, "default", name)
+    assert {ref.sub for ref, _record in store.subresources_of(postgres, uid)} == {"user", "database"}
 
     seq = emu.last_seq
     planned = ok(playbook.one("postgres", {"resource_name": name, "state": "deleted"}, check=True, diff=True))
     assert planned["operations"] == ["delete"] and write_calls(emu.requests(since=seq)) == []
     assert planned["diff"]["before"]["subresources"] == {"user": ["app"], "database": ["app"]}
     assert planned["diff"]["after"] == {}
-    assert len(store.subs_of("postgres", uid)) == 2  # check mode forgets nothing
+    assert len(store.subresources_of(postgres, uid)) == 2  # check mode forgets nothing
 
     ok(playbook.one("postgres", {"resource_name": name, "state": "deleted"}))
     assert deck.instance(emu, uid)["isDeleted"]
-    assert store.subs_of("postgres", uid) == [] and store.get_instance("postgres", name) is None
+    assert store.subresources_of(postgres, uid) == [] and store.get(postgres) is None
 
 
 def state_records(state_path: Path, table: str, **fields: str) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any, cast
 
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 
@@ -16,7 +17,8 @@ def main(argv: list[str]) -> int:
     kubeconfig, namespace, workspace, service, name, duration = argv[1:7]
     params = {"state_kubeconfig": kubeconfig, "state_namespace": namespace, "state_lease_duration": int(duration)}
     store = StateStore(KubernetesBackend.from_params(params), workspace)
-    with cast(Any, store.instance_lock(service, name)) as lock:
+    ref = ResourceRef(service, 0, workspace, name)  # a lock names the service and display name, not the service id
+    with cast(Any, store.lock(ref)) as lock:
         print("HELD", lock.holder, flush=True)
         while True:
             time.sleep(3600)

@@ -16,8 +16,10 @@ import urllib3
 import yaml
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_file import LockTimeoutError
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.retry import RetryBudget
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import INSTANCES, StateStore
 from tests.integration.state.pods import REPO
@@ -26,6 +28,11 @@ pytestmark = pytest.mark.cluster
 RBAC_MANIFEST = REPO / "docs" / "awx" / "rbac-state-backend.yml"
 # recorded uids are UUIDs: every read is validated (issue 24, state_format.py)
 U1, U2, U3 = (f"9835EB50-9EF8-4C1A-8D55-3A021B21C00{n}" for n in (1, 2, 3))
+
+
+def dummy(workspace: str, name: str) -> ResourceRef:
+    """The identity of the dummy instance `name` (service 1) in `workspace`."""
+    return ResourceRef("dummy", 1, workspace, name)
 
 
 def backend_for(kubeconfig: str, namespace: str, **params: Any) -> KubernetesBackend:
@@ -60,7 +67,8 @@ def test_parallel_writers_lose_nothing(kubeconfig: str, kube_namespace: str) -> 
 
     def write(index: int) -> None:
         for number in range(8):
-            StateStore(backends[index], "shared").put_instance("dummy", f"t{index}-{number}", {"n": number})
+            record = Record(extra={"n": number})
+            StateStore(backends[index], "shared").put(dummy("shared", f"t{index}-{number}"), record)
 
     threads = [threading.Thread(target=write, args=(i,)) for i in range(len(backends))]
     for thread in threads:
@@ -76,11 +84,12 @@ def test_workspace_past_one_mib_is_sharded(kubeconfig: str, kube_namespace: str,
     backend = backend_for(kubeconfig, kube_namespace)
     store = StateStore(backend, "big")
     for number in range(24):
-        store.put_instance("dummy", f"r{number}", {"payload": "x" * 48 * 1024, "n": number})
+        store.put(dummy("big", f"r{number}"), Record(extra={"payload": "x" * 48 * 1024, "n": number}))
     secrets = kubectl.json("-n", kube_namespace, "get", "secrets", "-l", "state.nubes.cloud/kind=records")["items"]
     assert len(secrets) >= 2
     assert all(sum(len(v) for v in (s.get("data") or {}).values()) < 1024 * 1024 for s in secrets)
-    assert [store.get_instance("dummy", f"r{n}")["n"] for n in range(24)] == list(range(24))  # type: ignore[index]
+    read = [store.get(dummy("big", f"r{n}")) for n in range(24)]
+    assert [record.extra["n"] if record is not None else None for record in read] == list(range(24))
 
 
 def test_documented_rbac_is_enough(kubeconfig: str, kube_namespace: str, kubectl: Any, tmp_path: Path) -> None:
@@ -110,16 +119,18 @@ def test_documented_rbac_is_enough(kubeconfig: str, kube_namespace: str, kubectl
     path.chmod(0o600)
 
     store = StateStore(backend_for(str(path), kube_namespace, state_lock_timeout=1), "rbac")
-    with store.instance_lock("dummy", "web"):
-        store.put_instance("dummy", "web", {"instance_uid": U1})
-        store.put_instance("dummy", "web", {"instance_uid": U1, "status": "present"})
-    assert store.get_instance("dummy", "web")["status"] == "present"  # type: ignore[index]
-    assert store.delete_instance("dummy", "web") is True
+    web = dummy("rbac", "web")
+    with store.lock(web):
+        store.put(web, Record(instance_uid=U1))
+        store.put(web, Record(instance_uid=U1, status="present"))
+    recorded = store.get(web)
+    assert recorded is not None and recorded.status == "present"
+    assert store.delete(web) is True
     assert kubectl.json("-n", kube_namespace, "get", "leases")["items"] == []
 
     elsewhere = StateStore(backend_for(str(path), "default"), "rbac")
     with pytest.raises(NubesError, match=r"HTTP 403.*secrets get/list/create/update/patch") as caught:
-        elsewhere.get_instance("dummy", "web")
+        elsewhere.get(web)
     assert token not in caught.value.msg
 
 
@@ -127,11 +138,12 @@ def test_lock_wait_times_out_naming_the_holder(kubeconfig: str, kube_namespace: 
     """P42: a second holder waits at most state_lock_timeout and the error names the current holder."""
     first = StateStore(backend_for(kubeconfig, kube_namespace, state_lease_duration=30), "ws")
     second = StateStore(backend_for(kubeconfig, kube_namespace, state_lock_timeout=1), "ws")
-    with cast(Any, first.instance_lock("dummy", "web")) as held:
-        with pytest.raises(LockTimeoutError) as caught, second.instance_lock("dummy", "web"):
+    web = dummy("ws", "web")
+    with cast(Any, first.lock(web)) as held:
+        with pytest.raises(LockTimeoutError) as caught, second.lock(web):
             pass
         assert held.holder in caught.value.msg and "dummy/web" in caught.value.msg
-    with second.instance_lock("dummy", "web"):
+    with second.lock(web):
         pass
 
 
@@ -163,17 +175,19 @@ def test_writes_whose_answer_is_lost_are_read_back_not_sent_twice(
     stored (before: the first lost answer failed the task with "cannot reach the Kubernetes API")."""
     backend = backend_for(kubeconfig, kube_namespace)
     store = StateStore(backend, "lost")
-    store.put_instance("dummy", "web", {"instance_uid": U1, "status": "creating"})
+    web = dummy("lost", "web")
+    store.put(web, Record(instance_uid=U1, status="creating"))
     lose = LoseAnswers(backend.objects.api.connection, ["POST", "PUT", "DELETE"])
-    with store.instance_lock("dummy", "web"):
+    with store.lock(web):
         assert len(kubectl.json("-n", kube_namespace, "get", "leases")["items"]) == 1
-        store.put_instance("dummy", "web", {"instance_uid": U1, "status": "present"})
+        store.put(web, Record(instance_uid=U1, status="present"))
     writes = [call for call in lose.sent if not call.startswith("GET")]
     assert [call.split(" ")[0] for call in writes] == ["POST", "PUT", "DELETE"], lose.sent
     assert lose.pending == []
     assert kubectl.json("-n", kube_namespace, "get", "leases")["items"] == []
     fresh = StateStore(backend_for(kubeconfig, kube_namespace), "lost")
-    assert fresh.get_instance("dummy", "web")["status"] == "present"  # type: ignore[index]
+    recorded = fresh.get(web)
+    assert recorded is not None and recorded.status == "present"
 
 
 def test_a_dead_apiserver_fails_once_the_task_budget_is_used_up(kubeconfig: str, tmp_path: Path) -> None:
@@ -193,7 +207,7 @@ def test_a_dead_apiserver_fails_once_the_task_budget_is_used_up(kubeconfig: str,
     backend = KubernetesBackend.from_params({"state_kubeconfig": str(dead), "state_namespace": "default"}, budget)
     started = time.monotonic()
     with pytest.raises(NubesError) as caught:
-        StateStore(backend, "dead").get_instance("dummy", "web")
+        StateStore(backend, "dead").get(dummy("dead", "web"))
     took = time.monotonic() - started
     found = re.search(
         r"list secrets in namespace default failed after (\d+) attempts over (\d+) s, when the task's retry budget of "

@@ -8,17 +8,29 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Optional, cast
 
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.emulator import EmulatorServer
 from tests.integration.state.pods import BIN, Pod, kube_env, write_calls
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+
+
+def dummy(workspace: str, name: str) -> ResourceRef:
+    """The identity of the dummy instance `name` (service 1) in `workspace`."""
+    return ResourceRef("dummy", 1, workspace, name)
+
+
+def recorded_uid(store: StateStore, name: str) -> Optional[str]:
+    record = store.get(dummy(store.workspace, name))
+    return record.instance_uid if record is not None else None
 
 
 def test_migrate_file_state_to_kubernetes(
@@ -61,12 +73,12 @@ def test_migrate_file_state_to_kubernetes(
     destination = StateStore(
         KubernetesBackend.from_params({"state_kubeconfig": kubeconfig, "state_namespace": kube_namespace}), "mig"
     )
-    assert destination.get_instance("dummy", names[0]) is None
+    assert destination.get(dummy("mig", names[0])) is None
 
     output = playbook()
     assert "2 record(s) copied" in output and f"instances:mig/dummy/{names[0]}" in output
     assert not any(uid in output for uid in uids) and emu.token not in output
-    assert [destination.get_instance("dummy", n)["instance_uid"] for n in names] == uids  # type: ignore[index]
+    assert [recorded_uid(destination, n) for n in names] == uids
 
     again = Pod(tmp_path, migrate_env).run([{"nubes.cloud.state_migrate": {}}])["localhost"]
     assert again["changed"] is False and again["unchanged"] == 2 and again["copied"] == []
@@ -86,19 +98,19 @@ CLUSTER_UID = "9835EB50-9EF8-4C1A-8D55-3A021B21C1C1"
 def test_migrate_keeps_differing_records_unless_overwrite(kubeconfig: str, kube_namespace: str, tmp_path: Path) -> None:
     """P42: a record that differs in the destination is kept and reported (with a warning) unless overwrite."""
     state = tmp_path / "state.json"
-    StateStore(FileBackend(str(state)), "w").put_instance("dummy", "a", {"instance_uid": FILE_UID})
+    StateStore(FileBackend(str(state)), "w").put(dummy("w", "a"), Record(instance_uid=FILE_UID))
     destination = StateStore(
         KubernetesBackend.from_params({"state_kubeconfig": kubeconfig, "state_namespace": kube_namespace}), "w"
     )
-    destination.put_instance("dummy", "a", {"instance_uid": CLUSTER_UID})
+    destination.put(dummy("w", "a"), Record(instance_uid=CLUSTER_UID))
     env = {**kube_env(kubeconfig, kube_namespace, "w"), "NUBES_STATE_PATH": str(state)}
     kept = Pod(tmp_path, env).run([{"nubes.cloud.state_migrate": {"workspace": "w"}}])["localhost"]
     assert kept["changed"] is False and kept["conflicts"] == ["instances:w/dummy/a"]
     assert any("overwrite=true" in w for w in kept.get("warnings", []))
-    assert destination.get_instance("dummy", "a")["instance_uid"] == CLUSTER_UID  # type: ignore[index]
+    assert recorded_uid(destination, "a") == CLUSTER_UID
     replaced = Pod(tmp_path, env).run([{"nubes.cloud.state_migrate": {"overwrite": True}}])["localhost"]
     assert replaced["changed"] is True and replaced["copied"] == ["instances:w/dummy/a"]
-    assert destination.get_instance("dummy", "a")["instance_uid"] == FILE_UID  # type: ignore[index]
+    assert recorded_uid(destination, "a") == FILE_UID
 
 
 def test_migrate_waits_the_lock_timeout_of_the_option_contract(
@@ -109,7 +121,7 @@ def test_migrate_waits_the_lock_timeout_of_the_option_contract(
     (it had its own state_lock_timeout: 300 s, no variable). With the lock held and the variable at 2, the
     playbook's task fails within seconds naming the holder, and the record is not copied."""
     state = tmp_path / "state.json"
-    StateStore(FileBackend(str(state)), "w").put_instance("dummy", "held", {"instance_uid": FILE_UID})
+    StateStore(FileBackend(str(state)), "w").put(dummy("w", "held"), Record(instance_uid=FILE_UID))
     other_run = StateStore(
         KubernetesBackend.from_params(
             {"state_kubeconfig": kubeconfig, "state_namespace": kube_namespace, "state_lease_duration": 60}
@@ -117,10 +129,10 @@ def test_migrate_waits_the_lock_timeout_of_the_option_contract(
         "w",
     )
     env = {**kube_env(kubeconfig, kube_namespace, "w"), "NUBES_STATE_PATH": str(state), "NUBES_STATE_LOCK_TIMEOUT": "2"}
-    with cast(Any, other_run.instance_lock("dummy", "held")) as held:
+    with cast(Any, other_run.lock(dummy("w", "held"))) as held:
         started = time.monotonic()
         result = Pod(tmp_path, env).run([{"nubes.cloud.state_migrate": {"workspace": "w"}}])["localhost"]
         waited = time.monotonic() - started
     assert result.get("failed") is True and held.holder in result["msg"], result.get("msg")
     assert "state_lock_timeout" in result["msg"] and waited < 60, waited
-    assert other_run.get_instance("dummy", "held") is None
+    assert other_run.get(dummy("w", "held")) is None

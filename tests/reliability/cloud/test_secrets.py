@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import httpx
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.emulator import EmulatorServer
 from tests.integration.modules.playbook import write_calls
@@ -256,19 +258,20 @@ def test_old_sha256_digest_is_migrated_by_an_unchanged_task(emu: EmulatorServer,
     pg_uid = first.results["r0"][1]["instance_uid"]
 
     store = StateStore(FileBackend(str(fleet.state_path)), "default")
-    record = store.get_sub("postgres", pg_uid, "user", "app")
-    assert record is not None and record["digests"], record
-    old = hashlib.sha256(f"{record['salt']}\x00password\x00{password}".encode()).hexdigest()[:32]
-    store.put_sub("postgres", pg_uid, "user", "app", dict(record, digests={"password": old}))
+    app = ResourceRef("postgres", 90, "default", sub="user", key="app").in_parent(pg_uid)
+    record = store.get(app)
+    assert record is not None and record.digests, record
+    old = hashlib.sha256(f"{record.salt}\x00password\x00{password}".encode()).hexdigest()[:32]
+    store.put(app, replace(record, digests={"password": old}))
 
     since = emu.last_seq
     again = fleet.run([{"name": "user again", "nubes.cloud.postgres_user": user}]).results["r0"][0]
     assert not again.get("failed") and not again["changed"] and again["operations"] == [], again
     assert write_calls(emu.requests(since)) == []
 
-    migrated = store.get_sub("postgres", pg_uid, "user", "app")
-    assert migrated is not None
-    stored = migrated["digests"]["password"]
+    migrated = store.get(app)
+    assert migrated is not None and migrated.digests is not None
+    stored = migrated.digests["password"]
     found = re.match(r"^\$pbkdf2-sha256\$i=300000\$([A-Za-z0-9+/]{22})\$([A-Za-z0-9+/]{43})$", stored)
     assert found, stored
 

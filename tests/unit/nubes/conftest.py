@@ -3,13 +3,15 @@ runner factory with a temporary state file and a polling clock that never sleeps
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import Poller
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.runner import Runner
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.unit.nubes.fake_deck import FakeDeck
 from tests.unit.nubes.service_specs import service_from_catalogue
 
@@ -63,6 +65,13 @@ def state_path(tmp_path: Any) -> str:
 
 
 RunFactory = Callable[..., Dict[str, Any]]
+
+
+def stored_record(state_path: str, service: str, name: str) -> Optional[Dict[str, Any]]:
+    """The record of the instance `name` of `service` in the state file (workspace `default`), as stored (JSON), or
+    None. Read by identity (the service id plays no part in a read)."""
+    record = StateStore(FileBackend(state_path), "default").get(ResourceRef(service, 0, "default", name))
+    return None if record is None else record.to_json()
 
 
 @pytest.fixture

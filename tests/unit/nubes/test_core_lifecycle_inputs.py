@@ -1,8 +1,10 @@
 """The facts that used to be decided outside `lifecycle.decide()` are its inputs now (issue 23, task steps that
-return values): an identity conflict (K4a, K4b), a skipped live read (P29), and this record's own operation (P27)."""
+return values): an identity conflict (K4a, K4b), a skipped live read (P29), this record's own operation (P27), and
+a display name the API says is taken by an instance the lookup does not show (issue 14)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Dict
 
 import pytest
@@ -20,6 +22,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
     own_operation_step,
     reads_live,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 
 RECORDED = "AAAAAAAA-0000-0000-0000-000000000001"
 OTHER = "BBBBBBBB-0000-0000-0000-000000000002"
@@ -44,19 +47,19 @@ def test_identity_conflict_is_refused_by_decide_with_the_seeds_words(state: str)
 def test_identity_is_resolved_to_a_value_with_its_conflict() -> None:
     """K4a/K4b: identity.resolve returns the id to use, or the conflict and its rule, for the situation (no raise)."""
     ref = identity.ResourceRef("postgres", 90, "default", "db", OTHER)
-    assert identity.resolve(ref, {"instance_uid": RECORDED}) == identity.Resolved(OTHER, K4B, "K4b")
-    assert identity.resolve(ref, {"instance_uid": OTHER.lower()}) == identity.Resolved(OTHER)
+    assert identity.resolve(ref, Record(instance_uid=RECORDED)) == identity.Resolved(OTHER, K4B, "K4b")
+    assert identity.resolve(ref, Record(instance_uid=OTHER.lower())) == identity.Resolved(OTHER)
     unnamed = identity.ResourceRef("postgres", 90, "default", "db")
-    moved = identity.resolve(unnamed, {"instance_uid": RECORDED, "service_id": 91})
+    moved = identity.resolve(unnamed, Record(instance_uid=RECORDED, service_id=91))
     assert moved.rule == "K4a" and "immutable parent fields" in moved.conflict
-    assert identity.resolve(unnamed, {"instance_uid": RECORDED, "service_id": 90}) == identity.Resolved(RECORDED)
+    assert identity.resolve(unnamed, Record(instance_uid=RECORDED, service_id=90)) == identity.Resolved(RECORDED)
     assert identity.resolve(unnamed, None) == identity.Resolved()
 
 
 def test_parent_field_conflict_is_refused_as_k4a() -> None:
     """K4a: a record of another service or workspace under the same name is refused by decide() with rule K4a."""
     conflict = identity.resolve(
-        identity.ResourceRef("postgres", 90, "default", "db"), {"instance_uid": RECORDED, "workspace": "prod"}
+        identity.ResourceRef("postgres", 90, "default", "db"), Record(instance_uid=RECORDED, workspace="prod")
     )
     decision = decide(InstanceSituation(identity_conflict=conflict.conflict, identity_rule=conflict.rule))
     assert decision.error and decision.rule == "K4a" and "workspace='prod'" in decision.reason
@@ -112,3 +115,28 @@ def test_own_operation_in_flight_and_a_busy_instance_are_inputs() -> None:
     assert reported.in_flight and reported.operations == () and not reported.error
     refused = decide(InstanceSituation(status="running", recorded=True, busy=True))
     assert refused.error and refused.rule == "P27" and "Wait for it" in refused.reason
+
+
+HOLDER = "CCCCCCCC-0000-0000-0000-000000000003"
+NAME_TAKEN = (
+    f"the API refuses resource_name: the display name is taken by {HOLDER}, which the lookup by name does not show; "
+    "adopt it by instance_uid with adopt_existing_on_create=true, or choose another resource_name"
+)
+
+
+@pytest.mark.parametrize("adopt", [False, True])
+def test_a_name_the_api_says_is_taken_is_refused_by_decide(adopt: bool) -> None:
+    """Issue 14, P28: a create the API refused for a live holder of the display name, which the lookup by name
+    (looked again) does not show, is refused by decide() with or without adopt_existing_on_create: the one-line
+    message names the holder and both ways on, the diagnostics the two choices and the flag, and nothing is sent
+    again. Without that fact the same situation creates (P20); a holder the lookup shows is the matrix's (P24/P25)."""
+    taken = InstanceSituation(status="missing", adopt=adopt, name_taken_by=(HOLDER,))
+    decision = decide(taken)
+    assert decision.error and decision.operations == () and decision.record == RECORD_KEEP and decision.rule == "P28"
+    assert diagnostics.summary("nubes.cloud.s3", decision, "'b9'") == NAME_TAKEN
+    rendered = diagnostics.render("nubes.cloud.s3", decision, "b9", 12, None, "missing")
+    assert f"Controlling flag: adopt_existing_on_create={'true' if adopt else 'false'}" in rendered
+    assert len(decision.choices) == 2 and HOLDER in decision.choices[1]
+    assert decide(replace(taken, name_taken_by=())).operations == ("create",)
+    shown = replace(taken, status="running", live_matches=1, live_uids=(HOLDER,))
+    assert decide(shown).rule == ("P24" if adopt else "P25")

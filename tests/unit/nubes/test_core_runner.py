@@ -12,11 +12,14 @@ import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
-from tests.unit.nubes.conftest import RunFactory
+from tests.unit.nubes.conftest import RunFactory, stored_record
 from tests.unit.nubes.fake_deck import FakeDeck
 
 REALM = "k8s-3.ext.nubes.ru"
+DB1 = ResourceRef("postgres", 90, "default", "db1")  # the record of postgres `db1` (service 90)
 
 
 @pytest.fixture
@@ -31,7 +34,7 @@ def pg_args(s3_uid: str, **extra: Any) -> Dict[str, Any]:
 
 
 def record(state_path: str, name: str = "db1", service: str = "postgres") -> Any:
-    return StateStore(FileBackend(state_path), "default").get_instance(service, name)
+    return stored_record(state_path, service, name)
 
 
 # -- input validation -----------------------------------------------------------------------------
@@ -378,9 +381,7 @@ def test_interrupted_create_is_continued(
 ) -> None:
     """The uid is recorded as soon as POST /instances returns; a re-run continues that create."""
     uid = deck.add_instance(90, "db1", "not created")
-    StateStore(FileBackend(state_path), "default").put_instance(
-        "postgres", "db1", {"status": "creating", "instance_uid": uid, "service_id": 90}
-    )
+    StateStore(FileBackend(state_path), "default").put(DB1, Record(status="creating", instance_uid=uid))
     result = run(services["postgres"], **pg_args(s3_uid))
     assert result["instance_uid"] == uid and result["operations"] == ["create"]
     assert ("POST", "/instances") not in deck.log
@@ -392,9 +393,7 @@ def test_create_requested_without_uid_adopts_the_named_placeholder(
 ) -> None:
     """Killed between POST /instances and recording the uid: the re-run finds the placeholder by name."""
     uid = deck.add_instance(90, "db1", "not created")
-    StateStore(FileBackend(state_path), "default").put_instance(
-        "postgres", "db1", {"status": "create_requested", "instance_uid": "", "service_id": 90}
-    )
+    StateStore(FileBackend(state_path), "default").put(DB1, Record(status="create_requested", instance_uid=""))
     result = run(services["postgres"], **pg_args(s3_uid))
     assert result["instance_uid"] == uid and ("POST", "/instances") not in deck.log
 

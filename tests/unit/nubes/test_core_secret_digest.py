@@ -9,12 +9,15 @@ import base64
 import hashlib
 import json
 import re
+from dataclasses import replace
 from typing import Any, Dict
 
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes import records, secret_digest
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
 from tests.unit.nubes.conftest import RunFactory
 from tests.unit.nubes.fake_deck import FakeDeck
@@ -78,21 +81,18 @@ def test_compare_old_sha256_digests_and_other_parameters() -> None:
 def test_migration_replaces_only_matching_old_digests() -> None:
     """Issue 24: `records.migrated` re-makes each old digest whose value the task gives (and matches) in the
     current format; a changed or absent secret keeps its old digest; nothing old means nothing to write."""
-    record: Dict[str, Any] = {
-        "status": "present",
-        "salt": "salt-1",
-        "digests": {
-            "password": old_digest("salt-1", "password", "Pw-1"),
-            "adminPass": old_digest("salt-1", "adminPass", "Admin-1"),
-            "other": old_digest("salt-1", "other", "Other-1"),
-        },
+    old = {
+        "password": old_digest("salt-1", "password", "Pw-1"),
+        "adminPass": old_digest("salt-1", "adminPass", "Admin-1"),
+        "other": old_digest("salt-1", "other", "Other-1"),
     }
+    record = Record(status="present", salt="salt-1", digests=old)
     renewed = records.migrated(record, {"password": "Pw-1", "adminPass": "Admin-changed"})
-    assert renewed is not None and renewed["status"] == "present"
-    stored = renewed["digests"]["password"]
+    assert renewed is not None and renewed.status == "present" and renewed.digests is not None
+    stored = renewed.digests["password"]
     assert PHC.match(stored) and unb64(stored.split("$")[-1]) == pbkdf2_of(stored, "password", "Pw-1")
-    assert renewed["digests"]["adminPass"] == record["digests"]["adminPass"]  # differs: its value is unknown
-    assert renewed["digests"]["other"] == record["digests"]["other"]  # not in the task
+    assert renewed.digests["adminPass"] == old["adminPass"]  # differs: its value is unknown
+    assert renewed.digests["other"] == old["other"]  # not in the task
     assert records.migrated(renewed, {"password": "Pw-1"}) is None  # current already: nothing to write
     assert records.migrated(record, {"adminPass": "Admin-changed"}) is None
 
@@ -101,11 +101,13 @@ def test_started_keeps_a_matching_current_digest_and_makes_one_for_a_new_value()
     """Issue 24: an operation applying an unchanged secret records the digest it already has (no new KDF run);
     a new value gets a new digest."""
     kept = secret_digest.make("password", "Pw-1")
-    record = {"salt": "s", "digests": {"password": kept}}
+    record = Record(salt="s", digests={"password": kept})
     assert records.secrets_to_set(record, {"password": "Pw-1"}) == []
-    same = records.started(record, "op-1", "modify_user", {"password": "Pw-1"}, None)
-    assert same["operation"]["digests"]["password"] == kept
-    new = records.started(record, "op-2", "modify_user", {"password": "Pw-2"}, None)["operation"]["digests"]
+    same = records.started(record, "op-1", "modify_user", {"password": "Pw-1"}, None).operation
+    assert same is not None and same.digests is not None and same.digests["password"] == kept
+    operation = records.started(record, "op-2", "modify_user", {"password": "Pw-2"}, None).operation
+    assert operation is not None and operation.digests is not None
+    new = operation.digests
     assert new["password"] != kept and unb64(new["password"].split("$")[-1]) == pbkdf2_of(
         new["password"], "password", "Pw-2"
     )
@@ -141,13 +143,17 @@ def test_kdf_runs_per_task(
     assert kdf_runs(lambda: results.append(task("Pw-2"))) == 2 and results[-1]["operations"] == ["modify_user"]
 
     store = StateStore(FileBackend(state_path), "default")
-    stored = store.get_sub("postgres", pg_uid, "user", "app")
-    stored["digests"]["password"] = old_digest(stored["salt"], "password", "Pw-2")  # a state file of an older version
-    store.put_sub("postgres", pg_uid, "user", "app", stored)
+    app = ResourceRef("postgres", 90, "default", sub="user", key="app").in_parent(pg_uid)
+    stored = store.get(app)
+    assert stored is not None and stored.salt is not None
+    older = dict(stored.digests or {}, password=old_digest(stored.salt, "password", "Pw-2"))  # an older version's
+    store.put(app, replace(stored, digests=older))
     writes = len(deck.writes())
     assert kdf_runs(lambda: results.append(task("Pw-2"))) == 1 and not results[-1]["changed"]
     assert len(deck.writes()) == writes
-    migrated = store.get_sub("postgres", pg_uid, "user", "app")["digests"]["password"]
+    renewed = store.get(app)
+    assert renewed is not None and renewed.digests is not None
+    migrated = renewed.digests["password"]
     assert PHC.match(migrated) and unb64(migrated.split("$")[-1]) == pbkdf2_of(migrated, "password", "Pw-2")
     with open(state_path, encoding="utf-8") as handle:
         assert "Pw-2" not in handle.read()

@@ -16,10 +16,12 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.api import DeckA
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.client import ApiClient, ClientConfig
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import InputError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import (
     KubernetesBackend,
     entry_name,
 )
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_format import (
     StateFormatError,
     check_document,
@@ -155,7 +157,7 @@ def test_damaged_kubernetes_entry_names_the_secret_and_entry(value: str, message
     Secret, its namespace, the data entry and how to fix it (get and items alike)."""
     objects = MemoryObjects()
     backend = KubernetesBackend(objects, lease_duration=2, lock_timeout=1, sleep=lambda _seconds: None)
-    StateStore(backend, "default").put_instance("dummy", "other", {"instance_uid": U2})
+    StateStore(backend, "default").put(ResourceRef("dummy", 1, "default", "other"), Record(instance_uid=U2))
     name = entry_name(INSTANCES, KEY)
     secret_entry(objects, name, value)
     secret = next(iter(objects.secrets))

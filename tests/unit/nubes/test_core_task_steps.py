@@ -9,12 +9,10 @@ from typing import Any, Dict
 import pytest
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import TaskContext
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.instance_task import InstanceTask
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import RECORD_REMOVE, decide
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.operations import Poller
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
-from tests.unit.nubes.conftest import ENDPOINT, FakeClock, RunFactory
+from tests.unit.nubes.conftest import ENDPOINT, FakeClock, RunFactory, stored_record
 from tests.unit.nubes.fake_deck import FakeDeck
 
 REALM = "k8s-3.ext.nubes.ru"
@@ -44,7 +42,7 @@ def task(services: Dict[str, Any], deck: FakeDeck, clock: FakeClock, state_path:
 
 
 def recorded(state_path: str) -> Any:
-    return StateStore(FileBackend(state_path), "default").get_instance("postgres", "db1")
+    return stored_record(state_path, "postgres", "db1")
 
 
 def test_each_step_returns_a_value_and_situation_is_pure(
@@ -56,7 +54,7 @@ def test_each_step_returns_a_value_and_situation_is_pure(
     steps = task(services, deck, clock, state_path)
     found = steps.find()
     assert found.instance is not None and found.instance.uid == created and found.live_read
-    assert found.record is not None and found.record["instance_uid"] == created and found.own.in_flight == ""
+    assert found.record is not None and found.record.instance_uid == created and found.own.in_flight == ""
     requests = len(deck.log)
     compared = steps.compare(found)
     situation = steps.situation(found, compared)

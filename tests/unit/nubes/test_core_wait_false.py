@@ -8,15 +8,13 @@ from typing import Any, Dict
 
 import pytest
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
     RECORD_KEEP,
     InstanceSituation,
     SubSituation,
     decide,
 )
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import StateStore
-from tests.unit.nubes.conftest import RunFactory
+from tests.unit.nubes.conftest import RunFactory, stored_record
 from tests.unit.nubes.fake_deck import FakeDeck
 
 REALM = "k8s-3.ext.nubes.ru"
@@ -28,7 +26,7 @@ def s3_uid(deck: FakeDeck) -> str:
 
 
 def record(state_path: str, service: str, name: str) -> Dict[str, Any]:
-    return dict(StateStore(FileBackend(state_path), "default").get_instance(service, name) or {})
+    return stored_record(state_path, service, name) or {}
 
 
 def s3_args(name: str) -> Dict[str, Any]:

@@ -15,6 +15,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.kube.clock import form
 from ansible_collections.nubes.cloud.plugins.module_utils.kube.errors import Conflict, NotFound
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.context import open_state_backend
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import (
     KubernetesBackend,
     entry_name,
@@ -22,6 +23,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backe
 )
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_file import FileLease, LockTimeoutError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lease_kubernetes import LeaseLock, lease_name
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import INSTANCES, StateStore
 
 DNS1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -128,16 +130,26 @@ def backend(objects: MemoryObjects) -> KubernetesBackend:
 
 
 def test_round_trip_get_put_delete_items(backend: KubernetesBackend) -> None:
-    """P42: the Kubernetes backend implements the StateBackend interface (records per workspace)."""
+    """P42, issue 23: the Kubernetes backend implements the StateBackend interface (records per workspace), and the
+    typed store API works on it as on the file: records by identity, the sub-resources of a parent, an instance by
+    its uid; the entry holds the record's JSON."""
     store = StateStore(backend, "prod")
-    store.put_instance("dummy", "web", {"instance_uid": U1, "status": "present"})
-    assert store.get_instance("dummy", "web")["instance_uid"] == U1  # type: ignore[index]
-    assert store.find_instance_by_uid("dummy", U1.lower()) is not None
-    assert StateStore(backend, "dev").get_instance("dummy", "web") is None
+    web = ResourceRef("dummy", 1, "prod", "web")
+    store.put(web, Record(instance_uid=U1, status="present"))
+    stored = store.get(web)
+    assert stored is not None and stored.instance_uid == U1
+    assert backend.get(INSTANCES, ("prod", "dummy", "web")) == stored.to_json()
+    found = store.find_by_uid(web.named(""), U1.lower())
+    assert found is not None and found == (web, stored)
+    assert StateStore(backend, "dev").get(web) is None
     assert backend.items(INSTANCES)[0][0] == ("prod", "dummy", "web")
-    assert store.delete_instance("dummy", "web") is True
-    assert store.delete_instance("dummy", "web") is False
-    assert store.get_instance("dummy", "web") is None
+    store.put(web.subresource(U1, "user", "app"), Record(status="present"))
+    StateStore(backend, "dev").put(web.subresource(U1, "user", "other"), Record(status="present"))
+    assert [(ref.sub, ref.key) for ref, _record in store.subresources_of(web, U1.lower())] == [("user", "app")]
+    assert store.delete(web.subresource(U1, "user", "app")) and store.subresources_of(web, U1) == []
+    assert store.delete(web) is True
+    assert store.delete(web) is False
+    assert store.get(web) is None
 
 
 def test_write_conflict_is_retried_not_lost(backend: KubernetesBackend, objects: MemoryObjects) -> None:

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any, List, Tuple
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.file_backend import FileBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.identity import ResourceRef
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.kubernetes_backend import KubernetesBackend
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_migration import lock_key, migrate
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store import (
     INSTANCES,
@@ -19,6 +21,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.state_store impo
 from tests.unit.nubes.test_kubernetes_backend import U1, U2, MemoryObjects
 
 OTHER = "9835EB50-9EF8-4C1A-8D55-3A021B21C0FF"
+DB = ResourceRef("postgres", 90, "prod", "db")
 
 
 class RecordingBackend(KubernetesBackend):
@@ -31,11 +34,17 @@ class RecordingBackend(KubernetesBackend):
         return super().lock(key)
 
 
+def uid_of(store: StateStore) -> str:
+    """The instance_uid recorded for postgres `db` in the store's workspace."""
+    record = store.get(DB)
+    return (record.instance_uid if record is not None else None) or ""
+
+
 def source_with_records(tmp_path: Path) -> FileBackend:
     source = FileBackend(str(tmp_path / "state.json"))
-    StateStore(source, "prod").put_instance("postgres", "db", {"instance_uid": U1, "status": "present"})
-    StateStore(source, "prod").put_sub("postgres", U1, "user", "app", {"exists": True})
-    StateStore(source, "dev").put_instance("postgres", "db", {"instance_uid": U2, "status": "present"})
+    StateStore(source, "prod").put(DB, Record(instance_uid=U1, status="present"))
+    StateStore(source, "prod").put(DB.subresource(U1, "user", "app"), Record(extra={"exists": True}))
+    StateStore(source, "dev").put(DB, Record(instance_uid=U2, status="present"))
     return source
 
 
@@ -52,7 +61,7 @@ def test_migrate_copies_then_changes_nothing(tmp_path: Path) -> None:
     assert first.source_records == 3 and first.unchanged == 0 and first.conflicts == []
     assert ("instance", "postgres", "db") in destination.locked
     assert ("parent", "prod", U1.lower()) in destination.locked
-    assert StateStore(destination, "prod").get_instance("postgres", "db")["instance_uid"] == U1  # type: ignore[index]
+    assert uid_of(StateStore(destination, "prod")) == U1
     second = migrate(source, destination)
     assert second.copied == [] and second.unchanged == 3
 
@@ -74,18 +83,19 @@ def test_migrate_keeps_differing_records_unless_overwrite(tmp_path: Path) -> Non
     """P42: a differing destination record is a conflict (kept); overwrite replaces it."""
     source = source_with_records(tmp_path)
     destination = KubernetesBackend(MemoryObjects())
-    StateStore(destination, "dev").put_instance("postgres", "db", {"instance_uid": OTHER})
+    StateStore(destination, "dev").put(DB, Record(instance_uid=OTHER))
     kept = migrate(source, destination, workspace="dev")
     assert kept.conflicts == ["instances:dev/postgres/db"] and kept.copied == []
-    assert StateStore(destination, "dev").get_instance("postgres", "db")["instance_uid"] == OTHER  # type: ignore[index]
+    assert uid_of(StateStore(destination, "dev")) == OTHER
     replaced = migrate(source, destination, workspace="dev", overwrite=True)
     assert replaced.copied == ["instances:dev/postgres/db"]
-    assert StateStore(destination, "dev").get_instance("postgres", "db")["instance_uid"] == U2  # type: ignore[index]
+    assert uid_of(StateStore(destination, "dev")) == U2
 
 
 def test_lock_keys_match_the_modules_locks() -> None:
-    """P42: the migration takes the same locks as StateStore.instance_lock / parent_lock. The instance lock is one
-    per service and display name across workspaces (issue 24: two workspaces never create one name twice)."""
+    """P42: the migration takes the same locks as StateStore.lock (an instance's name, a sub-resource's parent). The
+    instance lock is one per service and display name across workspaces (issue 24: two workspaces never create one
+    name twice)."""
     taken = []
 
     class Recording(StateBackend):
@@ -94,8 +104,9 @@ def test_lock_keys_match_the_modules_locks() -> None:
             return contextlib.nullcontext()
 
     backend = Recording()
-    StateStore(backend, "ws").instance_lock("s3", "name")
-    StateStore(backend, "other").instance_lock("s3", "name")
-    StateStore(backend, "ws").parent_lock("ABC")
+    name = ResourceRef("s3", 12, "ws", "name")
+    StateStore(backend, "ws").lock(name)
+    StateStore(backend, "other").lock(name)
+    StateStore(backend, "ws").lock(name.subresource("ABC", "bucket", "b1"))
     assert taken[0] == taken[1] == lock_key(INSTANCES, ("ws", "s3", "name"))
     assert taken[2] == lock_key(SUBRESOURCES, ("ws", "s3", "ABC", "bucket", "b1"))
