@@ -70,7 +70,12 @@ def after_create(
     following: List[str] = []
     if modify_only_codes(converter, values):
         following.append("modify")
-    create_takes_it = any(p.option == "git_revision" and p.in_operation("create") for p in spec.params)
-    if git_revision is not None and spec.lifecycle.redeploy and not create_takes_it:
+    if git_revision is not None and spec.lifecycle.redeploy and not create_deploys(spec):
         following.append("redeploy")
     return tuple(following)
+
+
+def create_deploys(spec: ServiceSpec) -> bool:
+    """P14 (issue 23): the create operation takes git_revision, so a create deploys it. Where it does not, only the
+    redeploy after it does, and only that redeploy's success may record the revision as deployed."""
+    return any(p.option == "git_revision" and p.in_operation("create") for p in spec.params)
