@@ -65,8 +65,8 @@ def after_create(
     spec: ServiceSpec, converter: ParamConverter, values: Mapping[str, str], git_revision: Optional[str]
 ) -> Tuple[str, ...]:
     """What a create must be followed by in the same task: a modify when the task sets params only the modify
-    operation takes, and a redeploy when it gives a git_revision that the create operation does not take (the app
-    would run its default revision)."""
+    operation takes (P38), and a redeploy when it gives a git_revision that the create operation does not take (P14:
+    the app would run its default revision)."""
     following: List[str] = []
     if modify_only_codes(converter, values):
         following.append("modify")
