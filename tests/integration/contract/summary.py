@@ -27,16 +27,16 @@ def instance_lines(module: str) -> tuple[list[str], int, int]:
     contract = contract_plan(module, "summary")
     cases, case_excused = parameter_cases(contract)
     steps = [name for name, _extra, _status in lifecycle_steps(module)]
-    run = len(contract.checked) + 2 + 2 * len(cases) + len(steps)
+    run = len(contract.checked) + len(contract.nested) + 2 + 2 * len(cases) + len(steps)
     lines = [
         f"{module:16} {run:3d} cases ({len(contract.checked)} params live after the create, of them "
         f"{references(contract)}; re-run, check mode; {len(cases)} params changed alone and corrected out of band; "
         f"lifecycle: {', '.join(steps)})"
     ]
-    lines += [f"{'':16} checked inside {name} (all but changed alone)" for name in sorted(contract.nested)]
+    lines += [f"{'':16} checked {name} (a reference inside an object, by uid)" for name in sorted(contract.nested)]
     lines += [f"{'':16} excused {option} (all cases): {why}" for option, why in sorted(contract.excused.items())]
     lines += [f"{'':16} excused {option} (changed alone): {why}" for option, why in sorted(case_excused.items())]
-    return lines, run + len(contract.nested), len(contract.excused) + len(case_excused)
+    return lines, run, len(contract.excused) + len(case_excused)
 
 
 def references(contract: ContractPlan) -> str:
@@ -65,9 +65,9 @@ def write_summary(terminalreporter: Any) -> None:
         return
     terminalreporter.section("contract suite: cases per module")
     total_run = total_excused = 0
-    for lines, run, excused in [instance_lines(m) for m in instance_modules()] + [
-        subresource_lines(m) for m in subresource_modules()
-    ]:
+    sections = [instance_lines(m) for m in instance_modules()]
+    sections += [subresource_lines(m) for m in subresource_modules()]
+    for lines, run, excused in sections:
         for line in lines:
             terminalreporter.write_line(line)
         total_run += run
