@@ -32,10 +32,6 @@ CHOSEN: dict[tuple[str, str], Any] = {
 # Every secret option: the API never returns a secret, so its live value cannot be read back (deck-api.md §4).
 SECRET_REASON = "a secret: the API never returns it, so the live value cannot be compared"
 # Why some checked parameters have no changed-alone case (parameter_cases); each is counted as excused.
-REDEPLOY_REASON = (
-    "a redeploy param (P14): a change redeploys, which is no modify; the create case compares it live, and "
-    "tests/integration/lifecycle/test_settle_in_one_run.py changes it"
-)
 REFERENCE_REASON = "a reference to another instance: a change needs a second instance; the create case compares its uid"
 NESTED_REASON = (
     "a reference inside an object that only the create operation's dataDescriptor takes (P41: a modify drops it, and "
@@ -311,6 +307,7 @@ class ParameterCase:
     code: str
     value: Any
     drift: Any  # the previous value, as the emulator's live params type it
+    operation: str = "modify"  # what applies a change: the modify, or for `git_revision` the redeploy (P14)
 
 
 def parameter_cases(contract: ContractPlan) -> tuple[list[ParameterCase], dict[str, str]]:
@@ -323,8 +320,9 @@ def parameter_cases(contract: ContractPlan) -> tuple[list[ParameterCase], dict[s
     for option in sorted(contract.checked):
         param = spec[option]
         operations = param.get("operations") or {}
-        if "redeploy" in operations:
-            excused[option] = REDEPLOY_REASON
+        if "redeploy" in operations:  # P14: changed alone by a redeploy, and corrected by one after an outside change
+            revision = args[option]
+            cases.append(ParameterCase(option, param["code"], another_value(param, revision), revision, "redeploy"))
             continue
         if param["immutable"] or "modify" not in operations:
             continue  # create-only: covered by the create case

@@ -37,6 +37,7 @@ from tests.integration.modules.playbook import PlaybookRunner, create_raw_instan
 from tests.integration.modules.smoke_plan import load_specs
 
 MARKER = "contract-rerun"
+CHANGES = ("modify", "redeploy")  # the operations that apply a changed parameter (P38, P14)
 RAW_UID = re.compile(r"\{\{ raw_uids\['([^']+)'\] \}\}")  # the uid of an instance made through the API
 
 
@@ -157,10 +158,11 @@ def modules_with_modifiable_params() -> list[str]:
 def test_each_parameter_changed_alone_and_out_of_band(
     module: str, emu: EmulatorServer, playbook: PlaybookRunner
 ) -> None:
-    """Issue 23 (P38, P16): after the create with every parameter, each modifiable option in turn is changed alone
-    (the modify sends exactly that change: every other option keeps the value the instance has), then set back by
-    the platform out of band (the emulator's platform-change), and the next run corrects it. The emulator's
-    operation log is the truth: the values each modify sent, and the live params at the end."""
+    """Issue 23 (P38, P16, P14): after the create with every parameter, each modifiable option in turn is changed
+    alone (the modify sends exactly that change: every other option keeps the value the instance has; `git_revision`
+    is changed by a redeploy), then set back by the platform out of band (the emulator's platform-change), and the
+    next run corrects it. The emulator's operation log is the truth: the values each operation sent, and the live
+    params at the end."""
     suffix = playbook.workdir.name[-8:].replace("_", "-").lower()
     contract = contract_plan(module, suffix)
     cases, _excused = parameter_cases(contract)
@@ -180,16 +182,16 @@ def test_each_parameter_changed_alone_and_out_of_band(
         assert not result.get("failed"), f"{module}: {spec_task['name']}: {result.get('msg')}"
 
     uid = results[create_index]["instance_uid"]
-    modifies = [
-        op for op in emu.operations() if op["instanceUid"].lower() == uid.lower() and op["operation"] == "modify"
-    ]
-    settled = results[create_index]["operations"].count("modify")  # the create's own modify (modify-only params)
-    modifies = modifies[settled:]
-    assert len(modifies) == 2 * len(cases), f"{module}: {len(modifies)} modify operations for {len(cases)} cases"
+    changes = [op for op in emu.operations() if op["instanceUid"].lower() == uid.lower() and op["operation"] in CHANGES]
+    settled = len([name for name in results[create_index]["operations"] if name in CHANGES])  # the create run's own
+    changes = changes[settled:]
+    wanted_ops = [case.operation for case in cases for _step in ("change", "correction")]
+    ran = [op["operation"] for op in changes]
+    assert ran == wanted_ops, f"{module}: operations {ran} for the cases {[case.option for case in cases]}"
     codes = {option: contract.checked[option] for option in contract.checked}
     for index, case in enumerate(cases):
         expected = states[index]
-        for step, op in (("change", modifies[2 * index]), ("correction", modifies[2 * index + 1])):
+        for step, op in (("change", changes[2 * index]), ("correction", changes[2 * index + 1])):
             sent = {p["svcOperationCfsParam"]: p["paramValue"] for p in op["cfsParams"]}
             wrong = {
                 option: (expected[option], sent[code])
