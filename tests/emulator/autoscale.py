@@ -58,7 +58,7 @@ def grow_disk(engine: Emulator, uid: str, gb: Any) -> Json:
         inst = engine.find_instance(uid)
         if inst is None:
             raise ApiError(404, f"no instance {uid}")
-        live = (inst.state or {}).get("params")
+        live: Any = (inst.state or {}).get("params")
         live[DISK] = checked_growth(uid, live, size)  # checked_growth refuses a live that is not a dict
         engine.dirty = True
         return views.instance_view(engine, inst, engine.now())
