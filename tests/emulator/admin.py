@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from tests.emulator import autoscale
 from tests.emulator.app import Application
 from tests.emulator.engine import Response
 from tests.emulator.errors import ApiError
@@ -77,6 +78,8 @@ def _route(app: Application, method: str, path: str, query: dict[str, str], body
             )
         except ApiError as exc:
             return Response(exc.status, {"error": exc.body})
+    if method == "POST" and path.startswith("instances/") and path.endswith("/grow-disk"):
+        return _grow_disk(app, path[len("instances/") : -len("/grow-disk")], body)
     if key == ("GET", "operations"):
         return Response(200, {"results": app.engine.all_operations()})
     if path == "clock":
@@ -101,3 +104,14 @@ def _route(app: Application, method: str, path: str, query: dict[str, str], body
         app.faults.clear()
         return Response(200, {"ok": True})
     return Response(404, {"error": f"no admin endpoint {method} {PREFIX}/{path}"})
+
+
+def _grow_disk(app: Application, uid: str, body: Any) -> Response:
+    """POST instances/{uid}/grow-disk {"gb": N}: autoScale grows the disk (issue 23); 409 when the platform would not
+    (autoScale off, or not larger than the live disk), 404 for an unknown instance, 400 for a malformed body."""
+    if not isinstance(body, dict):
+        raise ValueError('grow-disk takes a JSON object {"gb": N}')
+    try:
+        return Response(200, autoscale.grow_disk(app.engine, uid, body.get("gb")))
+    except ApiError as exc:
+        return Response(exc.status, {"error": exc.body})

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tests.emulator import admin
+from tests.emulator import admin, autoscale
 from tests.emulator import assumptions as A
 from tests.emulator.app import Application, Outcome
 from tests.emulator.clock import Clock
@@ -295,6 +295,11 @@ class EmulatorServer:
     def platform_change(self, uid: str, params: dict[str, Any]) -> dict[str, Any]:
         """Change live params as the platform does by itself (autoScale growing a disk); returns the instance."""
         return self.app.engine.platform_change(uid, params)
+
+    def grow_disk(self, uid: str, gb: int) -> dict[str, Any]:
+        """autoScale grows the instance's disk to `gb` GB, as the admin call `grow-disk` does (issue 23); refused
+        (ApiError 409) while autoScale is off or when it would not grow."""
+        return autoscale.grow_disk(self.app.engine, uid, gb)
 
     def operations(self) -> list[dict[str, Any]]:
         return self.app.engine.all_operations()

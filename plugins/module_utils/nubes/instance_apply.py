@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Dict, Mapping, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes import records, revision
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes import records, revision, settle
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.errors import NubesError, OutcomeUnknownError
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.instance_find import InstanceFind, InstanceFound
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import (
@@ -120,7 +120,7 @@ class InstanceApply(InstanceFind):
             current = outcome.instance.params() if outcome.instance is not None else {}  # P38: the rest keeps its value
         elif name == "redeploy" and self.opts.git_revision is not None:
             values = {revision.param_code(self.spec): self.opts.git_revision}
-        deploys = self.opts.git_revision if name in ("create", "redeploy") else None
+        deploys = self.opts.git_revision if name == "redeploy" else None  # P14: recorded once the redeploy succeeded
         return self._execute(found, plan, outcome, name, values, secrets, deploys, wait, current)
 
     def _execute(
@@ -149,8 +149,10 @@ class InstanceApply(InstanceFind):
             self._new_instance(outcome)
         elif outcome.record is None or outcome.record.instance_uid != instance.uid:
             self.write(outcome, replace(outcome.record or Record(), status=STATUS_CREATING, instance_uid=instance.uid))
-        git_revision = self.opts.git_revision
-        finished = self._execute(found, plan, outcome, "create", plan.create_values, self.secrets, git_revision, wait)
+        # P14 (issue 23): the create records git_revision only where its operation takes it; otherwise the redeploy
+        # that follows records it once it succeeded, so a failed (or never run) redeploy leaves it undeployed
+        deploys = self.opts.git_revision if settle.create_deploys(self.spec) else None
+        finished = self._execute(found, plan, outcome, "create", plan.create_values, self.secrets, deploys, wait)
         if finished:
             uid = self._uid(outcome)
             created = self.ctx.api.get_instance(uid)

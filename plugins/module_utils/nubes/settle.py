@@ -65,12 +65,17 @@ def after_create(
     spec: ServiceSpec, converter: ParamConverter, values: Mapping[str, str], git_revision: Optional[str]
 ) -> Tuple[str, ...]:
     """What a create must be followed by in the same task: a modify when the task sets params only the modify
-    operation takes, and a redeploy when it gives a git_revision that the create operation does not take (the app
-    would run its default revision)."""
+    operation takes (P38), and a redeploy when it gives a git_revision that the create operation does not take (P14:
+    the app would run its default revision)."""
     following: List[str] = []
     if modify_only_codes(converter, values):
         following.append("modify")
-    create_takes_it = any(p.option == "git_revision" and p.in_operation("create") for p in spec.params)
-    if git_revision is not None and spec.lifecycle.redeploy and not create_takes_it:
+    if git_revision is not None and spec.lifecycle.redeploy and not create_deploys(spec):
         following.append("redeploy")
     return tuple(following)
+
+
+def create_deploys(spec: ServiceSpec) -> bool:
+    """P14 (issue 23): the create operation takes git_revision, so a create deploys it. Where it does not, only the
+    redeploy after it does, and only that redeploy's success may record the revision as deployed."""
+    return any(p.option == "git_revision" and p.in_operation("create") for p in spec.params)

@@ -209,3 +209,33 @@ def test_platform_change_of_a_subresource_entry(emu: EmulatorServer, api: Api, n
     body = {"subresource": {"name": "user", "key": "app", "params": {"nope": 1}}}
     unknown = PLAIN.post(f"{emu.admin_url}/instances/{uid}/platform-change", json=body)
     assert unknown.status_code == 400 and "nope" in unknown.text
+
+
+def test_grow_disk_grows_as_autoscale_does_and_refuses_what_the_platform_never_does(
+    emu: EmulatorServer, api: Api, name: str
+) -> None:
+    """Issue 23: `grow-disk` grows a live `resourceDisk` while autoScale is on (no operation, nothing in the request
+    log); it refuses a shrink, no growth and an instance with autoScale off with 409 and a body that says why, a
+    malformed size with 400 and an unknown instance with 404."""
+    uid = running_postgres(api, name)
+
+    def live() -> dict:
+        return next(i for i in emu.instances() if i["instanceUid"] == uid)["state"]["params"]
+
+    url = f"{emu.admin_url}/instances/{uid}/grow-disk"
+    operations, seq, size = len(emu.operations()), emu.last_seq, int(live()["resourceDisk"])
+    grown = PLAIN.post(url, json={"gb": size + 5})
+    assert grown.status_code == 200, grown.text
+    assert live()["resourceDisk"] == size + 5 and grown.json()["state"]["params"]["resourceDisk"] == size + 5
+    assert len(emu.operations()) == operations and emu.requests(since=seq) == []
+    for gb in (size, size + 5):
+        refused = PLAIN.post(url, json={"gb": gb})
+        assert refused.status_code == 409 and "only grows a disk" in refused.json()["error"], refused.text
+    assert PLAIN.post(url, json={"gb": "ten"}).status_code == 400
+    assert PLAIN.post(url, json={"gb": 0}).status_code == 400
+    missing = PLAIN.post(f"{emu.admin_url}/instances/00000000-0000-4000-8000-000000000000/grow-disk", json={"gb": 9})
+    assert missing.status_code == 404
+    emu.platform_change(uid, {"autoScale": False})
+    off = PLAIN.post(url, json={"gb": size + 50})
+    assert off.status_code == 409 and "autoScale off" in off.json()["error"], off.text
+    assert live()["resourceDisk"] == size + 5

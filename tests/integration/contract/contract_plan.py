@@ -2,17 +2,24 @@
 parameter the task can set, valid for the type, choices, defaults and references the spec gives, and different
 from the API default, so that applying it is visible in the live instance.
 
-A parameter the suite cannot check is listed in EXCUSED with the reason: the suite counts it as excused, never
-skips it silently.
+Every parameter counts (issue 23: none is silently skipped): the service's params, the redeploy's `git_revision`
+(P14), references to other instances (their live value is the uid of the instance the task named: a required one
+names the instance its setup task made, an optional one gets an instance of its own) and references inside objects
+(the uid of an instance made earlier). A parameter the suite cannot check is listed in EXCUSED with the reason: the
+suite counts it as excused, never skips it silently.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from tests.integration.modules.smoke_plan import VALUES, load_specs, plan
+
+RESULT_UID = re.compile(r"\{\{ r(\d+)\.instance_uid \}\}")  # the uid an earlier task of the playbook registered
+UID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")  # compared case-blind
 
 # (module, option) -> why the suite cannot compare the live value with the task's
 EXCUSED: dict[tuple[str, str], str] = {}
@@ -24,6 +31,12 @@ CHOSEN: dict[tuple[str, str], Any] = {
 }
 # Every secret option: the API never returns a secret, so its live value cannot be read back (deck-api.md §4).
 SECRET_REASON = "a secret: the API never returns it, so the live value cannot be compared"
+# Why some checked parameters have no changed-alone case (parameter_cases); each is counted as excused.
+REFERENCE_REASON = "a reference to another instance: a change needs a second instance; the create case compares its uid"
+NESTED_REASON = (
+    "a reference inside an object that only the create operation's dataDescriptor takes (P41: a modify drops it, and "
+    "the emulator's modify replaces the object): the create case compares it live; the changed-alone cases leave it out"
+)
 
 
 @dataclass
@@ -37,6 +50,8 @@ class ContractPlan:
     checked: dict[str, str] = field(default_factory=dict)  # option -> API code, compared live
     expected: dict[str, Any] = field(default_factory=dict)  # option -> its value as the live params hold it
     excused: dict[str, str] = field(default_factory=dict)  # option -> reason
+    references: set[str] = field(default_factory=set)  # checked options that name another instance (by uid)
+    nested: dict[str, str] = field(default_factory=dict)  # "option.sub_option" of a reference inside an object -> code
 
 
 def contract_value(param: dict[str, Any]) -> Any:
@@ -121,37 +136,151 @@ def expected_live(value: Any, param: dict[str, Any]) -> Any:
     return value
 
 
+def task_params(module: str) -> list[dict[str, Any]]:
+    """Every parameter a task of the module can give: the service's, and the redeploy's `git_revision` (P14)."""
+    spec = load_specs()[module]
+    redeploy = [p for op in spec["operations"] if op["name"] == "redeploy" for p in op.get("params") or []]
+    return [*spec["params"], *redeploy]
+
+
+def params_by_option(module: str) -> dict[str, dict[str, Any]]:
+    return {param["option"]: param for param in task_params(module)}
+
+
 def settable(param: dict[str, Any]) -> bool:
-    """A param of the create or modify operation, not a reference (references are the plan's own tasks)."""
-    ops = param.get("operations") or {}
-    return bool({"create", "modify"} & set(ops)) and param["ref_service_id"] is None
+    """A param of the create, modify or redeploy operation (a task can set it)."""
+    return bool({"create", "modify", "redeploy"} & set(param.get("operations") or {}))
 
 
 def contract_plan(module: str, suffix: str) -> ContractPlan:
-    spec = load_specs()[module]
     smoke = plan(module, suffix)
     create = smoke.tasks[smoke.create_index]
     args = dict(create[f"nubes.cloud.{module}"])
-    result = ContractPlan(module, smoke.tasks[: smoke.create_index], smoke.raw, args)
-    for param in spec["params"]:
-        option = param["option"]
-        if not settable(param):
-            continue
-        if param["secret"]:
-            result.excused[option] = SECRET_REASON
-            continue
-        if (module, option) in EXCUSED:
-            result.excused[option] = EXCUSED[(module, option)]
-            continue
-        if option not in args:
-            value = CHOSEN.get((module, option), contract_value(param))
-            if value is None:
-                result.excused[option] = f"no value of type {param['type']} can be derived from the spec alone"
-                continue
-            args[option] = value
-        result.checked[option] = param["code"]
-        result.expected[option] = expected_live(args[option], param)
+    result = ContractPlan(module, smoke.tasks[: smoke.create_index], list(smoke.raw), args)
+    for param in task_params(module):
+        if settable(param):
+            add_param(result, param, suffix)
     return result
+
+
+def add_param(contract: ContractPlan, param: dict[str, Any], suffix: str) -> None:
+    """Set one parameter in the contract's task, and say how it is checked live, or why it is excused."""
+    option = param["option"]
+    if param["secret"]:
+        contract.excused[option] = SECRET_REASON
+        return
+    if (contract.module, option) in EXCUSED:
+        contract.excused[option] = EXCUSED[(contract.module, option)]
+        return
+    if param["ref_service_id"] is not None:
+        add_reference(contract, param, suffix)
+        return
+    if option not in contract.args:
+        value = CHOSEN.get((contract.module, option), contract_value(param))
+        if value is None:
+            contract.excused[option] = f"no value of type {param['type']} can be derived from the spec alone"
+            return
+        contract.args[option] = value
+    add_nested_references(contract, param, suffix)
+    contract.checked[option] = param["code"]
+    contract.expected[option] = expected_live(contract.args[option], param)
+
+
+def add_reference(contract: ContractPlan, param: dict[str, Any], suffix: str) -> None:
+    """A reference to another instance: a required one names the instance a setup task made (by display name, or a
+    uid made through the API), an optional one an instance of its own, made first. Live it holds that uid."""
+    option, service_id = param["option"], param["ref_service_id"]
+    if option not in contract.args:
+        index = instance_of(contract, service_id, suffix)
+        if index is None:
+            contract.excused[option] = f"an optional reference to service {service_id}, which no module creates"
+            return
+        contract.args[option] = created_name(contract, index)
+    contract.checked[option] = param["code"]
+    contract.expected[option] = uid_of(contract, service_id, contract.args[option])
+    contract.references.add(option)
+
+
+def add_nested_references(contract: ContractPlan, param: dict[str, Any], suffix: str) -> None:
+    """A reference inside an object (postgres `tls_settings.s3_backup_uid`): the uid of an instance of its service
+    made earlier in the run, compared live inside the object; excused where there is none to name."""
+    value = contract.args.get(param["option"])
+    for sub in [s for s in param["sub_params"] if s["ref_service_id"] is not None]:
+        name = f"{param['option']}.{sub['option']}"
+        index = instance_of(contract, sub["ref_service_id"], suffix) if isinstance(value, dict) else None
+        if index is None or not isinstance(value, dict):
+            contract.excused[name] = "a reference inside a list of objects, or to a service no module creates"
+            continue
+        value = {**value, sub["option"]: f"{{{{ r{index}.instance_uid }}}}"}
+        contract.args[param["option"]] = value
+        contract.nested[name] = sub["code"]
+
+
+def module_of(service_id: int) -> str | None:
+    return next((name for name, spec in load_specs().items() if spec["service_id"] == service_id), None)
+
+
+def setup_index(contract: ContractPlan, module: str, name: str | None = None) -> int | None:
+    """The setup task that creates an instance of `module` (named `name`, when given)."""
+    key = f"nubes.cloud.{module}"
+    for index, task in enumerate(contract.setup_tasks):
+        if key in task and (name is None or task[key].get("resource_name") == name):
+            return index
+    return None
+
+
+def created_name(contract: ContractPlan, index: int) -> str:
+    args = next(value for key, value in contract.setup_tasks[index].items() if key.startswith("nubes.cloud."))
+    return str(args["resource_name"])
+
+
+def instance_of(contract: ContractPlan, service_id: int, suffix: str) -> int | None:
+    """The setup task that makes an instance of the service: one the plan has, else its own plan's tasks added."""
+    module = module_of(service_id)
+    if module is None or module == contract.module:
+        return None
+    index = setup_index(contract, module)
+    return index if index is not None else include_plan(contract, module, suffix)
+
+
+def include_plan(contract: ContractPlan, module: str, suffix: str) -> int:
+    """Add the tasks that make an instance of `module` (its smoke plan up to its create; each task once, references
+    to earlier results renumbered) to the setup tasks; returns the index of its create."""
+    other = plan(module, suffix)
+    moved: dict[int, int] = {}
+    for old, task in enumerate(other.tasks[: other.create_index + 1]):
+        text = RESULT_UID.sub(lambda m: f"{{{{ r{moved[int(m.group(1))]}.instance_uid }}}}", json.dumps(task))
+        renumbered = json.loads(text)
+        key = next(k for k in renumbered if k.startswith("nubes.cloud."))
+        index = setup_index(contract, key[len("nubes.cloud.") :], renumbered[key]["resource_name"])
+        if index is None:
+            contract.setup_tasks.append(renumbered)
+            index = len(contract.setup_tasks) - 1
+        moved[old] = index
+    contract.raw.extend(raw for raw in other.raw if raw not in contract.raw)
+    return moved[other.create_index]
+
+
+def uid_of(contract: ContractPlan, service_id: int, value: Any) -> str:
+    """What the live param holds for a reference the task gives as `value`: the uid, as a template the test resolves
+    (an earlier task's registered uid, or the uid made through the API)."""
+    text = str(value)
+    if "{{" in text:
+        return text  # already a uid: an earlier result's, or raw_uids['<name>']
+    module = module_of(service_id)
+    index = setup_index(contract, module, text) if module is not None else None
+    if index is None:
+        raise ValueError(f"{contract.module}: no setup task makes the {service_id} instance {text!r}")
+    return f"{{{{ r{index}.instance_uid }}}}"
+
+
+def case_args(contract: ContractPlan) -> dict[str, Any]:
+    """The task of the per-parameter cases: the contract's, without the references inside objects (NESTED_REASON)."""
+    args = dict(contract.args)
+    for name in contract.nested:
+        option, _dot, sub = name.partition(".")
+        args[option] = {key: value for key, value in args[option].items() if key != sub}
+    return args
 
 
 def covers(wanted: Any, live: Any) -> bool:
@@ -166,7 +295,8 @@ def covers(wanted: Any, live: Any) -> bool:
         return isinstance(live, dict) and all(covers(value, live.get(key)) for key, value in wanted.items())
     if isinstance(wanted, list):
         return isinstance(live, list) and len(live) == len(wanted) and all(map(covers, wanted, live))
-    return as_live_text(wanted) == as_live_text(live)
+    task_text, live_text = as_live_text(wanted), as_live_text(live)
+    return task_text == live_text or bool(UID.fullmatch(task_text) and task_text.lower() == live_text.lower())
 
 
 @dataclass(frozen=True)
@@ -177,22 +307,32 @@ class ParameterCase:
     code: str
     value: Any
     drift: Any  # the previous value, as the emulator's live params type it
+    operation: str = "modify"  # what applies a change: the modify, or for `git_revision` the redeploy (P14)
 
 
 def parameter_cases(contract: ContractPlan) -> tuple[list[ParameterCase], dict[str, str]]:
     """The per-parameter cases of a module (every checked option that the modify operation takes), and the ones
-    excused with a reason."""
-    spec = {p["option"]: p for p in load_specs()[contract.module]["params"]}
+    excused with a reason. They start from case_args(contract)."""
+    spec = params_by_option(contract.module)
     cases: list[ParameterCase] = []
-    excused: dict[str, str] = {}
+    excused: dict[str, str] = {name: NESTED_REASON for name in contract.nested}
+    args = case_args(contract)
     for option in sorted(contract.checked):
         param = spec[option]
-        if param["immutable"] or "modify" not in (param.get("operations") or {}):
+        operations = param.get("operations") or {}
+        if "redeploy" in operations:  # P14: changed alone by a redeploy, and corrected by one after an outside change
+            revision = args[option]
+            cases.append(ParameterCase(option, param["code"], another_value(param, revision), revision, "redeploy"))
+            continue
+        if param["immutable"] or "modify" not in operations:
             continue  # create-only: covered by the create case
+        if option in contract.references:
+            excused[option] = REFERENCE_REASON
+            continue
         if (contract.module, option) in CHOSEN:
             excused[option] = "a failure switch of the test service: any other value makes its operation fail"
             continue
-        current = contract.args[option]
+        current = args[option]
         if isinstance(current, str) and "{{" in current:
             excused[option] = "a reference to another instance (the uid an earlier task registered)"
             continue
@@ -208,9 +348,10 @@ def parameter_cases(contract: ContractPlan) -> tuple[list[ParameterCase], dict[s
 
 
 def expected_of(contract: ContractPlan, args: dict[str, Any]) -> dict[str, Any]:
-    """The checked options of `args` as the live params hold them (expected_live)."""
-    spec = {p["option"]: p for p in load_specs()[contract.module]["params"]}
-    return {option: expected_live(args[option], spec[option]) for option in contract.checked}
+    """The checked options of `args` as the live params hold them (expected_live; a reference: the uid it names)."""
+    spec = params_by_option(contract.module)
+    expected = {option: expected_live(args[option], spec[option]) for option in contract.checked}
+    return {**expected, **{option: contract.expected[option] for option in contract.references}}
 
 
 def lifecycle_steps(module: str) -> list[tuple[str, dict[str, Any], str]]:

@@ -20,19 +20,25 @@ import pytest
 
 from tests.emulator import EmulatorServer
 from tests.integration.contract.contract_plan import (
+    RESULT_UID,
+    UID,
     as_live_text,
+    case_args,
     contract_plan,
     covers,
     expected_of,
     instance_modules,
     lifecycle_steps,
     parameter_cases,
+    settable,
+    task_params,
 )
 from tests.integration.modules.playbook import PlaybookRunner, create_raw_instance, write_calls
+from tests.integration.modules.smoke_plan import load_specs
 
 MARKER = "contract-rerun"
-TEMPLATE = re.compile(r"\{\{ r(\d+)\.instance_uid \}\}")
-UID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")  # compared case-blind
+CHANGES = ("modify", "redeploy")  # the operations that apply a changed parameter (P38, P14)
+RAW_UID = re.compile(r"\{\{ raw_uids\['([^']+)'\] \}\}")  # the uid of an instance made through the API
 
 
 def marker_task(emu: EmulatorServer) -> dict[str, Any]:
@@ -48,10 +54,19 @@ def marker_task(emu: EmulatorServer) -> dict[str, Any]:
     }
 
 
-def resolved(value: Any, results: list[dict[str, Any]]) -> Any:
-    """A task value as Ansible resolved it: `{{ rN.instance_uid }}` is the uid an earlier task registered."""
-    found = TEMPLATE.fullmatch(str(value)) if isinstance(value, str) else None
-    return results[int(found.group(1))]["instance_uid"] if found else value
+def resolved(value: Any, results: list[dict[str, Any]], raw_uids: dict[str, str] | None = None) -> Any:
+    """A task value as Ansible resolved it, inside objects and lists too: `{{ rN.instance_uid }}` is the uid an
+    earlier task registered, `{{ raw_uids['<name>'] }}` the uid of an instance made through the API."""
+    if isinstance(value, dict):
+        return {key: resolved(item, results, raw_uids) for key, item in value.items()}
+    if isinstance(value, list):
+        return [resolved(item, results, raw_uids) for item in value]
+    if not isinstance(value, str):
+        return value
+    found, raw = RESULT_UID.fullmatch(value), RAW_UID.fullmatch(value)
+    if found:
+        return results[int(found.group(1))]["instance_uid"]
+    return (raw_uids or {})[raw.group(1)] if raw else value
 
 
 def same_value(wanted: Any, live: Any) -> bool:
@@ -90,7 +105,7 @@ def test_one_run_settles_and_the_second_is_empty(module: str, emu: EmulatorServe
     created, rerun, checked = results[-4], results[-2], results[-1]
 
     live = live_params(emu, created["instance_uid"])
-    wanted = {option: resolved(contract.expected[option], results) for option in contract.checked}
+    wanted = {option: resolved(contract.expected[option], results, raw_uids) for option in contract.checked}
     differing = {
         option: (wanted[option], live.get(code))
         for option, code in contract.checked.items()
@@ -109,9 +124,19 @@ def test_one_run_settles_and_the_second_is_empty(module: str, emu: EmulatorServe
 
 
 def test_the_summary_counts_every_parameter() -> None:
-    """Every settable parameter of every module is either checked or excused with a reason, never dropped."""
+    """Issue 23: every parameter a task can set, of every module, is checked live or excused with a reason, never
+    dropped: the service's params, the redeploy's `git_revision` (P14), references to other instances (P37) and
+    references inside objects."""
     for module in instance_modules():
         contract = contract_plan(module, "count")
+        params = [p for p in task_params(module) if settable(p)]
+        counted = set(contract.checked) | set(contract.excused)
+        assert {p["option"] for p in params} <= counted, (module, {p["option"] for p in params} - counted)
+        inner = {f"{p['option']}.{s['option']}" for p in params for s in p["sub_params"] if s["ref_service_id"]}
+        assert inner <= set(contract.nested) | set(contract.excused), (module, inner)
+        assert {p["option"] for p in params if p["ref_service_id"]} <= contract.references | set(contract.excused)
+        if load_specs()[module]["lifecycle"]["redeploy"]:
+            assert contract.checked.get("git_revision") == "gitRevision", module
         assert all(reason.strip() for reason in contract.excused.values()), module
         assert not set(contract.checked) & set(contract.excused), module
 
@@ -133,17 +158,18 @@ def modules_with_modifiable_params() -> list[str]:
 def test_each_parameter_changed_alone_and_out_of_band(
     module: str, emu: EmulatorServer, playbook: PlaybookRunner
 ) -> None:
-    """Issue 23 (P38, P16): after the create with every parameter, each modifiable option in turn is changed alone
-    (the modify sends exactly that change: every other option keeps the value the instance has), then set back by
-    the platform out of band (the emulator's platform-change), and the next run corrects it. The emulator's
-    operation log is the truth: the values each modify sent, and the live params at the end."""
+    """Issue 23 (P38, P16, P14): after the create with every parameter, each modifiable option in turn is changed
+    alone (the modify sends exactly that change: every other option keeps the value the instance has; `git_revision`
+    is changed by a redeploy), then set back by the platform out of band (the emulator's platform-change), and the
+    next run corrects it. The emulator's operation log is the truth: the values each operation sent, and the live
+    params at the end."""
     suffix = playbook.workdir.name[-8:].replace("_", "-").lower()
     contract = contract_plan(module, suffix)
     cases, _excused = parameter_cases(contract)
     raw_uids = {name: create_raw_instance(emu.endpoint, emu.token, sid, name) for sid, name in contract.raw}
     create_index = len(contract.setup_tasks)
-    tasks: list[dict[str, Any]] = [*contract.setup_tasks, {"name": "create", f"nubes.cloud.{module}": contract.args}]
-    current = dict(contract.args)
+    current = case_args(contract)  # NESTED_REASON: without the references only the create takes
+    tasks: list[dict[str, Any]] = [*contract.setup_tasks, {"name": "create", f"nubes.cloud.{module}": dict(current)}]
     states = []
     for case in cases:
         current = {**current, case.option: case.value}
@@ -156,25 +182,25 @@ def test_each_parameter_changed_alone_and_out_of_band(
         assert not result.get("failed"), f"{module}: {spec_task['name']}: {result.get('msg')}"
 
     uid = results[create_index]["instance_uid"]
-    modifies = [
-        op for op in emu.operations() if op["instanceUid"].lower() == uid.lower() and op["operation"] == "modify"
-    ]
-    settled = results[create_index]["operations"].count("modify")  # the create's own modify (modify-only params)
-    modifies = modifies[settled:]
-    assert len(modifies) == 2 * len(cases), f"{module}: {len(modifies)} modify operations for {len(cases)} cases"
+    changes = [op for op in emu.operations() if op["instanceUid"].lower() == uid.lower() and op["operation"] in CHANGES]
+    settled = len([name for name in results[create_index]["operations"] if name in CHANGES])  # the create run's own
+    changes = changes[settled:]
+    wanted_ops = [case.operation for case in cases for _step in ("change", "correction")]
+    ran = [op["operation"] for op in changes]
+    assert ran == wanted_ops, f"{module}: operations {ran} for the cases {[case.option for case in cases]}"
     codes = {option: contract.checked[option] for option in contract.checked}
     for index, case in enumerate(cases):
         expected = states[index]
-        for step, op in (("change", modifies[2 * index]), ("correction", modifies[2 * index + 1])):
+        for step, op in (("change", changes[2 * index]), ("correction", changes[2 * index + 1])):
             sent = {p["svcOperationCfsParam"]: p["paramValue"] for p in op["cfsParams"]}
             wrong = {
                 option: (expected[option], sent[code])
                 for option, code in codes.items()
-                if code in sent and not same_value(resolved(expected[option], results), sent[code])
+                if code in sent and not same_value(resolved(expected[option], results, raw_uids), sent[code])
             }
             assert not wrong, f"{module}: the {step} of {case.option} sent other values than the task's: {wrong}"
     live = live_params(emu, uid)
-    final = {option: resolved(value, results) for option, value in expected_of(contract, current).items()}
+    final = resolved(expected_of(contract, current), results, raw_uids)
     off = {o: (final[o], live.get(c)) for o, c in codes.items() if not same_value(final[o], live.get(c))}
     assert not off, f"{module}: the live params differ from the last task: {off}"
 
@@ -219,7 +245,7 @@ def test_lifecycle_against_the_live_instance(module: str, emu: EmulatorServer, p
         assert live["explainedStatus"] == status, f"{module}: after {name}: {live['explainedStatus']}, not {status}"
         if name == "adopt":
             params = live["state"]["params"]
-            wanted = {option: resolved(value, results) for option, value in contract.expected.items()}
+            wanted = resolved(contract.expected, results, raw_uids)
             off = {
                 o: (wanted[o], params.get(c))
                 for o, c in contract.checked.items()

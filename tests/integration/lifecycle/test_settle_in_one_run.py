@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 import yaml
 
 from ansible_collections.nubes.cloud.plugins.modules import postgres
@@ -27,9 +28,9 @@ def s3_task(name: str, **extra: Any) -> dict[str, Any]:
 
 
 def test_a_create_past_wait_timeout_fails_with_changed_true(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
-    """Ansible's convention: a task that wrote to the cloud reports changed=true, also when it then fails. A create
-    whose operation outlives wait_timeout created an instance (the emulator lists it), so the failed result says
-    changed; the next run waits for the same operation and creates nothing more."""
+    """Issue 23, Ansible's convention (P20, P16): a task that wrote to the cloud reports changed=true, also when it
+    then fails. A create whose operation outlives wait_timeout created an instance (the emulator lists it), so the
+    failed result says changed; the next run waits for the same operation and creates nothing more."""
     name = unique("settle-timeout")
     emu.configure(durations={"s3.create": 4})
     seq = emu.last_seq
@@ -48,7 +49,8 @@ def test_a_create_past_wait_timeout_fails_with_changed_true(emu: EmulatorServer,
 def test_a_task_refused_before_any_write_fails_with_changed_false(
     emu: EmulatorServer, playbook: PlaybookRunner
 ) -> None:
-    """The other side of the convention: bad input fails before any write, and the result says changed=false."""
+    """Issue 23, the other side of the convention (P16): bad input fails before any write, and the result says
+    changed=false."""
     seq = emu.last_seq
     refused = playbook.one("s3_bucket", {"resource_name": unique("settle-bad"), "bucket_name": "", "s3_user_uid": ""})
     assert refused.get("failed") and refused["changed"] is False, refused
@@ -87,7 +89,7 @@ def test_a_uid_of_another_service_is_refused_before_any_write(
 def test_destroy_by_name_without_a_record_shows_the_suspended_instance(
     emu: EmulatorServer, playbook: PlaybookRunner, s3_uids: list[str]
 ) -> None:
-    """Issue 23: `state: absent` suspends the instance and forgets it; a later `state: deleted` by name finds the
+    """Issue 23 (P29): `state: absent` suspends the instance and forgets it; a later `state: deleted` by name finds the
     suspended instance (it is live), reports it as `suspended` with its uid, never `missing`, and leaves it alone
     with a warning naming the way to delete it; `deleted` with its instance_uid then deletes it (emulator state)."""
     name = unique("settle-sus")
@@ -113,9 +115,9 @@ def operations_of(emu: EmulatorServer, uid: str) -> list[dict[str, Any]]:
 
 
 def test_a_param_only_modify_takes_is_applied_in_the_create_run(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
-    """Issue 23: `max_size_gb_per_user` is a param of S3's modify operation only. The create run applies it with a
-    modify right after the create (the result and check mode say so), so the live value equals the task after one
-    run, and the second run is changed=false with zero writes."""
+    """Issue 23 (P38, P16): `max_size_gb_per_user` is a param of S3's modify operation only. The create run applies
+    it with a modify right after the create (the result and check mode say so), so the live value equals the task
+    after one run, and the second run is changed=false with zero writes."""
     name = unique("settle-quota")
     task = s3_task(name, max_size_gb_per_user=50)
     planned = playbook.one("s3", task, check=True)
@@ -133,9 +135,9 @@ def test_a_param_only_modify_takes_is_applied_in_the_create_run(emu: EmulatorSer
 def test_a_git_revision_given_on_create_is_deployed_in_the_same_run(
     emu: EmulatorServer, playbook: PlaybookRunner
 ) -> None:
-    """Issue 23: flask's create operation takes no git revision, so a create with `git_revision` is followed by a
-    redeploy of that revision in the same task (the emulator's operation log shows it with the revision); the next
-    run with the same revision changes nothing, and a new revision is deployed once."""
+    """Issue 23 (P14, P18, P16): flask's create operation takes no git revision, so a create with `git_revision` is
+    followed by a redeploy of that revision in the same task (the emulator's operation log shows it with the
+    revision); the next run with the same revision changes nothing, and a new revision is deployed once."""
     name = unique("settle-app")
     app = {"resource_name": name, "domain": name, "resource_realm": REALM, "git_path": "https://git.example.com/a.git"}
     created = playbook.one("flask", {**app, "git_revision": "v1"})
@@ -176,14 +178,16 @@ def test_the_diff_of_a_modify_shows_every_value_it_sends(emu: EmulatorServer, pl
 def test_a_disk_that_autoscale_grew_is_never_shrunk(
     emu: EmulatorServer, playbook: PlaybookRunner, s3_uids: list[str]
 ) -> None:
-    """Issue 23: with autoScale on (the live catalogue's default), the platform grows `resourceDisk`; a task that
-    states `resource_disk` leaves the grown disk alone (no modify, no write) and warns so, instead of shrinking
-    it on every run. A disk smaller than the task's is still corrected."""
+    """Issue 23 (P16, P38; beyond the seed: the autoscale default): with autoScale on (the live catalogue's default),
+    the platform grows `resourceDisk` (modelled by the emulator's admin call `grow-disk`); a task that states
+    `resource_disk` leaves the grown disk alone (no modify, no write) and warns so, instead of shrinking it on every
+    run. A disk smaller than the task's is still corrected."""
     name = unique("settle-disk")
     task = {"resource_name": name, "s3_uid": s3_uids[0], "resource_disk": 10, **PG}
     uid = playbook.one("postgres", task)["instance_uid"]
     assert str(deck.instance(emu, uid)["state"]["params"]["autoScale"]).lower() == "true"
-    emu.platform_change(uid, {"resourceDisk": 15})
+    grown_live = httpx.post(f"{emu.admin_url}/instances/{uid}/grow-disk", json={"gb": 15}, timeout=30)
+    assert grown_live.status_code == 200, grown_live.text
     seq = emu.last_seq
     kept = playbook.one("postgres", task)
     assert not kept.get("failed") and kept["changed"] is False, kept
@@ -196,8 +200,9 @@ def test_a_disk_that_autoscale_grew_is_never_shrunk(
 
 
 def test_ignore_changes_leaves_a_changed_param_alone(emu: EmulatorServer, playbook: PlaybookRunner) -> None:
-    """Issue 23: an option listed in ignore_changes is set on create and then left alone: a value another tool
-    set is neither compared nor sent (no write); without the option, the next run corrects it."""
+    """Issue 23 (P38, P16; beyond the seed: ignore_changes): an option listed in ignore_changes is set on create and
+    then left alone: a value another tool set is neither compared nor sent (no write); without the option, the next
+    run corrects it."""
     name = unique("settle-ignore")
     task = s3_task(name, max_size_gb_per_user=50, ignore_changes=["max_size_gb_per_user"])
     uid = playbook.one("s3", task)["instance_uid"]
