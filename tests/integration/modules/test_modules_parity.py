@@ -177,7 +177,7 @@ def returned_outputs(value: Any) -> list[str]:
         return [text for item in value for text in returned_outputs(item)]
     if not isinstance(value, dict):
         return []
-    outputs = value.get("outputs") if isinstance(value.get("outputs"), dict) else {}
+    outputs = value["outputs"] if isinstance(value.get("outputs"), dict) else {}
     found = [str(v) for v in outputs.values() if isinstance(v, (str, int)) and len(str(v)) >= 6]
     return found + [text for key, item in value.items() if key != "outputs" for text in returned_outputs(item)]
 
