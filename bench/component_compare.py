@@ -444,7 +444,9 @@ def measure_costs(cluster: Cluster, workdir: Path, rounds: int) -> dict[str, Any
     bundle = operator_set.write_set(workdir / "costs")
     path_env = {**os.environ, "PATH": f"{Path(cluster.kubectl_binary).parent}{os.pathsep}{os.environ['PATH']}"}
 
-    def run(argv: list[str], environ_update: Mapping[str, str] | None = None, stdin: str | None = None) -> tuple[int, str, str]:
+    def run(
+        argv: list[str], environ_update: Mapping[str, str] | None = None, stdin: str | None = None
+    ) -> tuple[int, str, str]:
         env = {**path_env, **(environ_update or {})}
         proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False, env=env)
         return proc.returncode, proc.stdout, proc.stderr
