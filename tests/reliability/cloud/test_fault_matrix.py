@@ -56,8 +56,18 @@ FAULTS: dict[str, tuple[list[dict[str, Any]], bool]] = {
 }
 
 
+# The emulator answers in milliseconds, so 5 s cuts no answered request short. A write that gets no answer (a
+# reset) is read back for request_timeout + 30 s (write_outcome.window): 35 s here instead of 90 s with the default.
+REQUEST_TIMEOUT = 5
+
+
 def dummy_task(prefix: str, **extra: Any) -> dict[str, Any]:
-    args = {"resource_name": prefix + "-{{ inventory_hostname }}", "resource_realm": "dummy", "bodymessage": "v1"}
+    args = {
+        "resource_name": prefix + "-{{ inventory_hostname }}",
+        "resource_realm": "dummy",
+        "bodymessage": "v1",
+        "request_timeout": REQUEST_TIMEOUT,
+    }
     args.update(extra)
     return {"name": "dummy", "nubes.cloud.dummy": args}
 
