@@ -24,7 +24,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, RUNNING, Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_PRESENT
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Compared, Outcome, run_task
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import create_only_subs_unset, differing
 
 
 class InstanceTask(InstanceApply):
@@ -55,6 +55,7 @@ class InstanceTask(InstanceApply):
         left_alone: Dict[str, str] = {}
         if found.instance is not None:
             left_alone, warnings = settle.left_alone(self.converter, self.opts.ignore_changes, self.desired, found.live)
+            warnings += create_only_subs_unset(self.spec.params, self.desired, found.live)  # issue 23 (P41)
         secrets, secret_warnings = self._secrets_to_set(found)
         return Compared(tuple(secrets), left_alone, tuple(warnings + secret_warnings))
 
