@@ -77,6 +77,7 @@ class InstanceTask(InstanceApply):
         own = found.own_record
         creating = own and found.record is not None and found.record.status != STATUS_PRESENT
         live = found.live
+        record = found.record if own else None  # issue 23: only this instance's own record says what it deployed
         wanted = {code: value for code, value in self.desired.items() if code not in compared.left_alone}
         foreign = ""
         if instance is not None and instance.service_id not in (None, self.spec.service_id):
@@ -101,8 +102,8 @@ class InstanceTask(InstanceApply):
             adopt=self.opts.adopt,
             key_mismatches=tuple(differing(self.spec.params, self.desired, live, immutable=True)),
             changed=tuple(differing(self.spec.params, wanted, live, immutable=False) + list(compared.secrets_to_set)),
-            revision_changed=instance is not None
-            and revision.changed(self.spec, self.opts.git_revision, live, found.record, own),
+            revision_changed=instance is not None and revision.changed(self.spec, self.opts.git_revision, live, record),
+            revision_unknown=instance is not None and revision.unknown(self.spec, self.opts.git_revision, live, record),
             after_create=settle.after_create(
                 self.spec, self.converter, dict(self.desired, **self.secrets), self.opts.git_revision
             )
