@@ -115,11 +115,12 @@ def create_only_subs(param: ParamSpec) -> List[ParamSpec]:
 
 def _sub_values(param: ParamSpec, live: str, desired: str) -> List[Tuple[ParamSpec, str, str]]:
     """(sub-param, live text, task text) of each create-only sub-key the task gives a non-empty value."""
-    have, want = _parsed(live), _parsed(desired)
+    subs = create_only_subs(param)
+    have, want = (_parsed(live), _parsed(desired)) if subs else (None, None)
     if not isinstance(have, dict) or not isinstance(want, dict):
         return []
     found = []
-    for sub in create_only_subs(param):
+    for sub in subs:
         wanted = want.get(sub.code)
         if wanted not in (None, ""):
             current = have.get(sub.code)
