@@ -24,7 +24,11 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, RUNNING, Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_PRESENT
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Compared, Outcome, run_task
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import create_only_subs_unset, differing
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import (
+    create_only_subs_unset,
+    differing,
+    without_create_only_subs,
+)
 
 
 class InstanceTask(InstanceApply):
@@ -156,7 +160,7 @@ class InstanceTask(InstanceApply):
             after.update({k: wanted[k] for k in differing(self.spec.params, wanted, live, immutable=False)})
             after.update({c: self.secrets[c] for c in compared.secrets_to_set})
             if "modify" in ops:  # the diff shows what the modify sends, defaults and zero values included
-                after = self.converter.with_defaults(after, "modify")
+                after = without_create_only_subs(self.spec.params, self.converter.with_defaults(after, "modify"))
             sent = {k: v for k, v in after.items() if v != before.get(k)}
             self.ctx.check_references(self.converter.uid_references(sent))
         else:

@@ -213,3 +213,23 @@ def fit_map_fixed(value: str, param: CfsParam, placeholders: Iterable[str] = ())
     }
     fitted.update({k: v for k, v in obj.items() if k in param.sub_codes})
     return value if fitted == obj else dump_json(fitted)
+
+
+def without_create_only_subs(
+    params: Iterable[ParamSpec], values: Mapping[str, Optional[str]]
+) -> Dict[str, Optional[str]]:
+    """`values` as a modify sends them (issue 23, P41): map-fixed objects without their create-only sub-keys, which
+    the modify drops (fit_map_fixed), so the diff shows them going."""
+    result: Dict[str, Optional[str]] = dict(values)
+    for param in params:
+        text = result.get(param.code)
+        dropped = {sub.code for sub in create_only_subs(param)}
+        if not dropped or not isinstance(text, str) or not text.lstrip().startswith("{"):
+            continue
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and dropped & set(obj):
+            result[param.code] = dump_json({k: v for k, v in obj.items() if k not in dropped})
+    return result

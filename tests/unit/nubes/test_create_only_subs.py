@@ -3,6 +3,7 @@ out, a set live value that differs is a key mismatch, an unset live one is a war
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict
 
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ParamSpec, load_param
@@ -10,6 +11,7 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import (
     create_only_subs,
     create_only_subs_unset,
     differing,
+    without_create_only_subs,
 )
 
 UID_A = "11111111-2222-3333-4444-555555555555"
@@ -64,3 +66,9 @@ def test_a_set_create_only_sub_key_that_differs_is_a_key_mismatch() -> None:
     live = {"tlsSettings": f'{{"type":"self-signed","s3BackupUid":"{UID_A}"}}'}
     assert differing([TLS], desired, live, immutable=False) == []
     assert differing([TLS], desired, live, immutable=True) == ["tlsSettings.s3BackupUid (tls_settings.s3_backup_uid)"]
+
+
+def test_the_diff_of_a_modify_shows_the_create_only_sub_key_going() -> None:
+    """Issue 23: a modify drops the create-only sub-key (P41), so what it sends, as the diff shows it, lacks it."""
+    sent = without_create_only_subs([TLS], {"tlsSettings": f'{{"type":"external","s3BackupUid":"{UID_A}"}}'})
+    assert json.loads(str(sent["tlsSettings"])) == {"type": "external"}
