@@ -83,7 +83,7 @@ def differing(
 
     P39 nil guard: a param the live state lacks (added after the instance was created) differs only when the
     task gives it a value other than the zero value of its type.
-    """
+
     A modifiable map-fixed param differs only by the sub-keys the modify operation takes; with `immutable`, its
     create-only sub-keys are key params too, named ``code.subCode (option.sub_option)`` (issue 23, P41/P23).
     """
