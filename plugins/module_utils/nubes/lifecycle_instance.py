@@ -53,8 +53,8 @@ def _with_revision(s: InstanceSituation, reason: str) -> str:
     """Issue 23: why an adopt, resume or a finished earlier create also redeploys."""
     if s.revision_changed and s.revision_unknown:
         return reason + (
-            "; the live instance reports no git_revision, so which one it runs is unknown: redeploy the task's, so that "
-            "the record holds only a revision a redeploy applied"
+            "; the live instance reports no git_revision, so which one it runs is unknown: redeploy the task's, so "
+            "that the record holds only a revision a redeploy applied"
         )
     return reason
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Dict, Mapping, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_PRESENT, Record
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec
 
 Live = Mapping[str, Optional[str]]

@@ -22,8 +22,8 @@ from tests.emulator import EmulatorServer
 from tests.integration.contract.contract_plan import (
     RESULT_UID,
     UID,
-    as_live_text,
     after_a_modify,
+    as_live_text,
     contract_plan,
     covers,
     instance_modules,
