@@ -122,27 +122,34 @@ class MergedParam:
     required_on_create: bool = False
     sub_params: dict[str, MergedParam] = field(default_factory=dict)
 
-    def absorb(self, param: ApiParam, operation: str | None) -> None:
-        """Add one more occurrence: record its operation and unite its sub-params (P41)."""
-        if operation is not None:
+    def absorb(self, param: ApiParam, operation: str | None, parent: ApiParam | None = None) -> None:
+        """Add one more occurrence: record its operation and unite its sub-params (P41).
+
+        A sub-param (``parent``: the top-level param that carries it) records the operation whose dataDescriptor has
+        it, under its parent's id, so a sub-param that modify does not take is known as create-only (issue 23)."""
+        if operation is not None and parent is None:
             self.operations[operation] = param.param_id
             if operation == "create":
                 self.required_on_create = param.required
             if self.first.type == "string" and param.type in _STRICTER_TYPES:
                 self.first.type = param.type
         else:  # a dataDescriptor sub-param: required when any occurrence says so
+            if operation is not None and parent is not None:
+                self.operations[operation] = parent.param_id
             self.required_on_create = self.required_on_create or param.required
         if self.first.default is None and param.default is not None:
             self.first.default = param.default
         for sub in param.sub_params:
-            merge_into(self.sub_params, sub, None)
+            merge_into(self.sub_params, sub, operation, parent or param)
 
 
-def merge_into(target: dict[str, MergedParam], param: ApiParam, operation: str | None) -> None:
+def merge_into(
+    target: dict[str, MergedParam], param: ApiParam, operation: str | None, parent: ApiParam | None = None
+) -> None:
     """Union merge by code; the first occurrence (create before modify) decides type, label and man."""
     if param.code not in target:
         target[param.code] = MergedParam(first=param)
-    target[param.code].absorb(param, operation)
+    target[param.code].absorb(param, operation, parent)
 
 
 def param_entry(merged: MergedParam, option: str, immutable: bool, sub_reserved: frozenset[str]) -> dict[str, Any]:
@@ -153,7 +160,10 @@ def param_entry(merged: MergedParam, option: str, immutable: bool, sub_reserved:
     for code in sorted(merged.sub_params):
         sub_option = option_name(code, sub_reserved, taken)
         taken.add(sub_option)
-        subs.append(param_entry(merged.sub_params[code], sub_option, immutable, sub_reserved))
+        sub = merged.sub_params[code]
+        # issue 23: a sub-param that the modify operation's dataDescriptor lacks is set on create only
+        sub_immutable = immutable or "modify" not in sub.operations
+        subs.append(param_entry(sub, sub_option, sub_immutable, sub_reserved))
     # issue 23: one rule for every param (generator/placeholders.py); the default is kept as `placeholder` (P1) and
     # never applied (P35: default null)
     placeholder = p.default if is_placeholder(p.type, p.default, p.choices, p.ref_service_id) else None

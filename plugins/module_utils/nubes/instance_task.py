@@ -24,7 +24,11 @@ from ansible_collections.nubes.cloud.plugins.module_utils.nubes.lifecycle import
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.models import MISSING, RUNNING, Instance
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_PRESENT
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.task import Compared, Outcome, run_task
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import differing
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.values import (
+    create_only_subs_unset,
+    differing,
+    without_create_only_subs,
+)
 
 
 class InstanceTask(InstanceApply):
@@ -55,6 +59,7 @@ class InstanceTask(InstanceApply):
         left_alone: Dict[str, str] = {}
         if found.instance is not None:
             left_alone, warnings = settle.left_alone(self.converter, self.opts.ignore_changes, self.desired, found.live)
+            warnings += create_only_subs_unset(self.spec.params, self.desired, found.live)  # issue 23 (P41)
         secrets, secret_warnings = self._secrets_to_set(found)
         return Compared(tuple(secrets), left_alone, tuple(warnings + secret_warnings))
 
@@ -76,6 +81,7 @@ class InstanceTask(InstanceApply):
         own = found.own_record
         creating = own and found.record is not None and found.record.status != STATUS_PRESENT
         live = found.live
+        record = found.record if own else None  # issue 23: only this instance's own record says what it deployed
         wanted = {code: value for code, value in self.desired.items() if code not in compared.left_alone}
         foreign = ""
         if instance is not None and instance.service_id not in (None, self.spec.service_id):
@@ -100,8 +106,8 @@ class InstanceTask(InstanceApply):
             adopt=self.opts.adopt,
             key_mismatches=tuple(differing(self.spec.params, self.desired, live, immutable=True)),
             changed=tuple(differing(self.spec.params, wanted, live, immutable=False) + list(compared.secrets_to_set)),
-            revision_changed=instance is not None
-            and revision.changed(self.spec, self.opts.git_revision, live, found.record, own),
+            revision_changed=instance is not None and revision.changed(self.spec, self.opts.git_revision, live, record),
+            revision_unknown=instance is not None and revision.unknown(self.spec, self.opts.git_revision, live, record),
             after_create=settle.after_create(
                 self.spec, self.converter, dict(self.desired, **self.secrets), self.opts.git_revision
             )
@@ -154,7 +160,7 @@ class InstanceTask(InstanceApply):
             after.update({k: wanted[k] for k in differing(self.spec.params, wanted, live, immutable=False)})
             after.update({c: self.secrets[c] for c in compared.secrets_to_set})
             if "modify" in ops:  # the diff shows what the modify sends, defaults and zero values included
-                after = self.converter.with_defaults(after, "modify")
+                after = without_create_only_subs(self.spec.params, self.converter.with_defaults(after, "modify"))
             sent = {k: v for k, v in after.items() if v != before.get(k)}
             self.ctx.check_references(self.converter.uid_references(sent))
         else:

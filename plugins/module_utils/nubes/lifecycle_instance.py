@@ -49,6 +49,16 @@ def _key_mismatch(s: InstanceSituation, flag_: str) -> Decision:
     )
 
 
+def _with_revision(s: InstanceSituation, reason: str) -> str:
+    """Issue 23: why an adopt, resume or a finished earlier create also redeploys."""
+    if s.revision_changed and s.revision_unknown:
+        return reason + (
+            "; the live instance reports no git_revision, so which one it runs is unknown: redeploy the task's, so "
+            "that the record holds only a revision a redeploy applied"
+        )
+    return reason
+
+
 def _create_reason(s: InstanceSituation) -> str:
     """Why a create is followed by more (issue 23: one run settles)."""
     reason = "no live instance: create it"
@@ -107,7 +117,7 @@ def decide_present(s: InstanceSituation) -> Decision:
     if s.record_creating and s.status == RUNNING:
         if s.key_mismatches:
             return _key_mismatch(s, adopt_flag)
-        reason = "this task's earlier create finished after the run stopped: record it"
+        reason = _with_revision(s, "this task's earlier create finished after the run stopped: record it")
         return Decision(_converge(s), RECORD_WRITE, reason, rule="P42")
     if s.status == SUSPENDED:
         if not s.adopt:
@@ -119,7 +129,7 @@ def decide_present(s: InstanceSituation) -> Decision:
             )
         if s.key_mismatches:
             return _key_mismatch(s, adopt_flag)
-        reason = "the instance is suspended and the key params match: resume and adopt it"
+        reason = _with_revision(s, "the instance is suspended and the key params match: resume and adopt it")
         return Decision(("resume", *_converge(s)), RECORD_WRITE, reason, adopt_flag, rule="P21")
     if s.status == RUNNING:
         if s.recorded:
@@ -153,9 +163,8 @@ def decide_present(s: InstanceSituation) -> Decision:
             )
         if s.key_mismatches:
             return _key_mismatch(s, adopt_flag)
-        return Decision(
-            _converge(s), RECORD_WRITE, "the instance is running: adopt (import) it", adopt_flag, rule="P24"
-        )
+        reason = _with_revision(s, "the instance is running: adopt (import) it")
+        return Decision(_converge(s), RECORD_WRITE, reason, adopt_flag, rule="P24")
     if s.status == NOT_CREATED:
         return refuse(
             "an instance with this resource_name exists but was never created successfully; it is not adopted or "

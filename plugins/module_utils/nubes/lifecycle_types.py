@@ -56,6 +56,7 @@ class InstanceSituation:
     key_mismatches: Tuple[str, ...] = ()  # create-only params whose live value differs from the task's
     changed: Tuple[str, ...] = ()  # modifiable params (and secrets to set) that differ from the live ones
     revision_changed: bool = False
+    revision_unknown: bool = False  # issue 23: the task gives git_revision; nothing says which one is deployed
     after_create: Tuple[str, ...] = ()  # issue 23: what a create is followed by so that one run settles
     suspendable: bool = True
     deletable: bool = True

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Dict, Mapping, Optional, Tuple
 
-from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import STATUS_PRESENT, Record
+from ansible_collections.nubes.cloud.plugins.module_utils.nubes.records import Record
 from ansible_collections.nubes.cloud.plugins.module_utils.nubes.spec import ServiceSpec
 
 Live = Mapping[str, Optional[str]]
@@ -28,15 +28,19 @@ def deployed(spec: ServiceSpec, live: Live, record: Optional[Record]) -> Optiona
     return None if current is None else str(current)
 
 
-def changed(spec: ServiceSpec, wanted: Optional[str], live: Live, record: Optional[Record], own_record: bool) -> bool:
+def changed(spec: ServiceSpec, wanted: Optional[str], live: Live, record: Optional[Record]) -> bool:
     """P14/P18: the task's git_revision differs from the deployed one (live when the API reports it, else the one
-    the record deployed). Unknown, with the instance's own record of a finished create, counts as differing."""
+    the record deployed). Unknown counts as differing (issue 23): an adopt or resume of an instance that reports no
+    revision redeploys the task's, so the record only ever holds a revision a redeploy applied."""
     if not spec.lifecycle.redeploy or wanted is None:
         return False
     current = deployed(spec, live, record)
-    if current is None:
-        return bool(own_record and record is not None and record.status == STATUS_PRESENT)
-    return current != wanted
+    return current is None or current != wanted
+
+
+def unknown(spec: ServiceSpec, wanted: Optional[str], live: Live, record: Optional[Record]) -> bool:
+    """Issue 23: the task gives a git_revision, and neither the live instance nor the record says what is deployed."""
+    return bool(spec.lifecycle.redeploy and wanted is not None and deployed(spec, live, record) is None)
 
 
 def diff(

@@ -73,7 +73,9 @@ SERVICE = {
                     "secret": False,
                     "ref_service_id": None,
                     "sub_params": [],
-                    "operations": {},
+                    "operations": {
+                        "create": 654,
+                    },
                     "immutable": True,
                 },
                 {
@@ -86,7 +88,9 @@ SERVICE = {
                     "secret": False,
                     "ref_service_id": None,
                     "sub_params": [],
-                    "operations": {},
+                    "operations": {
+                        "create": 654,
+                    },
                     "immutable": True,
                 },
             ],
@@ -211,7 +215,9 @@ SERVICE = {
                     "secret": False,
                     "ref_service_id": None,
                     "sub_params": [],
-                    "operations": {},
+                    "operations": {
+                        "create": 647,
+                    },
                     "immutable": True,
                 },
                 {
@@ -224,7 +230,9 @@ SERVICE = {
                     "secret": False,
                     "ref_service_id": None,
                     "sub_params": [],
-                    "operations": {},
+                    "operations": {
+                        "create": 647,
+                    },
                     "immutable": True,
                 },
                 {
@@ -237,7 +245,9 @@ SERVICE = {
                     "secret": False,
                     "ref_service_id": None,
                     "sub_params": [],
-                    "operations": {},
+                    "operations": {
+                        "create": 647,
+                    },
                     "immutable": True,
                 },
             ],

@@ -532,7 +532,10 @@ SERVICE = {
                     "secret": False,
                     "ref_service_id": None,
                     "sub_params": [],
-                    "operations": {},
+                    "operations": {
+                        "create": 1002,
+                        "modify": 1003,
+                    },
                     "immutable": False,
                 },
                 {
@@ -545,8 +548,10 @@ SERVICE = {
                     "secret": False,
                     "ref_service_id": 12,
                     "sub_params": [],
-                    "operations": {},
-                    "immutable": False,
+                    "operations": {
+                        "create": 1002,
+                    },
+                    "immutable": True,
                 },
                 {
                     "code": "type",
@@ -562,7 +567,10 @@ SERVICE = {
                     "secret": False,
                     "ref_service_id": None,
                     "sub_params": [],
-                    "operations": {},
+                    "operations": {
+                        "create": 1002,
+                        "modify": 1003,
+                    },
                     "immutable": False,
                 },
             ],

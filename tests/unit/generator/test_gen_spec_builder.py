@@ -116,6 +116,15 @@ def test_union_merge_of_create_and_modify() -> None:
     assert [(s["option"], s["required"]) for s in array["sub_params"]] == [("name", True), ("value", False)]
 
 
+def test_sub_params_carry_the_operations_whose_descriptor_has_them() -> None:
+    """Issue 23 (P41): each sub-param lists the operations whose dataDescriptor has it (under its parent's id); one
+    that modify's descriptor lacks is create-only."""
+    subs = {s["code"]: s for s in param(spec_of(1), "mapFixed")["sub_params"]}
+    assert subs["fieldA"]["operations"] == {"create": 647, "modify": 648} and subs["fieldA"]["immutable"] is False
+    assert subs["fieldB"]["operations"] == {"create": 647} and subs["fieldB"]["immutable"] is True
+    assert subs["fieldC"]["operations"] == {"modify": 648} and subs["fieldC"]["immutable"] is False
+
+
 def test_immutable_means_not_in_modify() -> None:
     """P21/P23: params modify does not carry are create-only (key params for adopt)."""
     spec = spec_of(90)
