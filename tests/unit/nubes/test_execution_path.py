@@ -104,3 +104,12 @@ def test_preload_is_best_effort() -> None:
     assert PLUGINS + "module_utils.nubes.errors" in sys.modules
     assert PLUGINS + "modules.no_such_module" not in sys.modules
     assert module_of(PLUGINS + "action.postgres_user") == "modules.postgres_user"
+
+
+def test_preload_imports_nothing_when_the_module_path_is_forced() -> None:
+    """Issue 26 (preload.py): with NUBES_EXECUTION=module no task of the run runs in-process, so loading an action
+    plugin imports nothing in ansible-playbook's main process (it only cost the run time): not even an attempt, so
+    a name that cannot import is not reported either."""
+    assert preload(["modules.no_such_module"], environ={"NUBES_EXECUTION": " Module "}) == []
+    assert preload(["modules.no_such_module"], environ={"NUBES_EXECUTION": "auto"}) == ["modules.no_such_module"]
+    assert preload(["modules.no_such_module"], environ={}) == ["modules.no_such_module"]
